@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// `npm run build`: bundle src/ into dist/ with esbuild. ESM with code splitting, so every
+// `await import('./x.js')` in src becomes its own chunk and loads only when used; dependencies stay in
+// node_modules (`packages: 'external'`) and likewise load only when imported.
+import { build } from 'esbuild';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** Entry points (relative to the project root); those that do not exist (yet) are skipped. */
+const ENTRIES = ['src/cli.ts', 'src/sandbox/server-entry.ts'];
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const entryPoints = ENTRIES.filter((e) => existsSync(new URL(`../${e}`, import.meta.url)));
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+
+const result = await build({
+  absWorkingDir: root,
+  entryPoints,
+  outbase: 'src',
+  outdir: 'dist',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  packages: 'external',
+  sourcemap: 'linked',
+  // A `require` for CommonJS interop inside the ESM chunks (aliased so it cannot clash with bundled imports).
+  banner: { js: "import { createRequire as __notevoxCreateRequire } from 'node:module'; const require = __notevoxCreateRequire(import.meta.url);" },
+  define: { __NOTEVOX_VERSION__: JSON.stringify(version) },
+  metafile: true,
+  logLevel: 'warning',
+});
+
+const outputs = Object.entries(result.metafile.outputs).filter(([file]) => !file.endsWith('.map'));
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
+const isEntry = (o) => entryPoints.includes(o.entryPoint);
+const entries = outputs.filter(([, o]) => isEntry(o)).map(([file, o]) => `${file} ${kb(o.bytes)}`);
+const chunks = outputs.filter(([, o]) => !isEntry(o));
+const total = outputs.reduce((n, [, o]) => n + o.bytes, 0);
+console.error(`built ${entries.join(', ')} + ${chunks.length} chunks (${kb(total)} in all, without source maps)`);

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// `npm run demo`: start the sandbox on a free port, log in with a seeded key into a throw-away
+// config dir, take a short tour of the CLI, stop the sandbox, and leave nothing behind.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'bin', 'notevox.js');
+const configDir = mkdtempSync(join(tmpdir(), 'notevox-demo-'));
+const env = { ...process.env, NOTEVOX_CONFIG_DIR: configDir, NO_COLOR: '1' };
+delete env.NOTEVOX_API_KEY;
+delete env.NOTEVOX_BASE_URL;
+delete env.NOTEVOX_PROFILE;
+
+const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--job-seconds', '1'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+let failed = false;
+
+function cleanup() {
+  if (sandbox.exitCode === null) sandbox.kill('SIGTERM');
+  rmSync(configDir, { recursive: true, force: true });
+}
+process.on('SIGINT', () => {
+  cleanup();
+  process.exit(130);
+});
+
+function run(title, args, input) {
+  process.stdout.write(`\n\x1b[1m$ notevox ${args.join(' ')}\x1b[0m${title ? `   # ${title}` : ''}\n`);
+  const r = spawnSync(process.execPath, [bin, ...args], { env, input, encoding: 'utf8' });
+  process.stdout.write(r.stdout);
+  process.stderr.write(r.stderr);
+  if (r.status !== 0) {
+    failed = true;
+    process.stderr.write(`(exit code ${r.status})\n`);
+  }
+  return r;
+}
+
+try {
+  const line = await new Promise((resolve, reject) => {
+    const rl = createInterface({ input: sandbox.stdout });
+    rl.once('line', (l) => resolve(l));
+    sandbox.once('exit', (code) => reject(new Error(`sandbox exited early (code ${code})`)));
+  });
+  const { baseUrl, keys } = JSON.parse(line);
+  const admin = keys.find((k) => k.type === 'USER' && k.scopes.length === 0 && !k.workspaceGuid) ?? keys[0];
+  console.log(`Sandbox running at ${baseUrl} (demo data). Logging in with the seeded key ${admin.id} (${admin.label ?? admin.type}).`);
+
+  run('log in, key read from stdin', ['auth', 'login', '--with-key', '--base-url', baseUrl], admin.key + '\n');
+  run('which key, from where', ['auth', 'status']);
+  const list = run('the newest notes', ['notes', 'list', '--limit', '5']);
+  const guid = list.stdout.split('\n').find((l) => l.trim())?.split('\t')[0]?.trim();
+  if (guid) {
+    run('one note', ['notes', 'get', guid]);
+    run('rename it', ['notes', 'rename', guid, 'Renamed by the notevox demo']);
+  }
+  run('JSON piped through a JMESPath query', ['notes', 'list', '--limit', '3', '--json', '--query', '[].{guid: guid, title: title}']);
+  const sample = join(root, 'samples', 'hello.wav');
+  if (existsSync(sample)) run('transcribe a recording', ['voice', 'upload', sample, '--locale', 'en_US']);
+} catch (e) {
+  failed = true;
+  console.error(`demo failed: ${e.message}`);
+} finally {
+  cleanup();
+}
+console.log(failed ? '\nDemo finished with errors.' : '\nDemo finished; the sandbox is stopped and the temporary config removed.');
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,169 @@
+import { Command, CommanderError, Option } from 'commander';
+import { registerCommands } from './commands/index.js';
+import { examples, setContextFactory, takeExitCode } from './commands/shared.js';
+import { createContext } from './context.js';
+import { EXIT, EXIT_CODE_DOCS } from './errors.js';
+import { applyColorToEnvironment, createIOStreams, type IOStreams } from './io/iostreams.js';
+import { VERSION } from './version.js';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
+
+/** The whole command tree; registration only (no command work is imported here). */
+export function buildProgram(): Command {
+  const program = new Command('notevox')
+    .description('Command-line tool for the Note and Voice File Service, with a local sandbox of the whole API')
+    .version(`notevox ${VERSION}`, '-V, --version', 'print the version')
+    .addOption(new Option('--profile <name>', 'use this stored profile (env NOTEVOX_PROFILE)'))
+    .addOption(new Option('--base-url <url>', 'API base URL (env NOTEVOX_BASE_URL)'))
+    .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS))
+    .option('--json', 'same as -o json')
+    .option('--fields <list>', 'comma-separated fields (dotted paths) to show')
+    .option('--query <jmespath>', 'filter the JSON output with a JMESPath expression')
+    .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
+    .option('--max-retries <n>', 'retries for failed requests that are safe to repeat (default 3)')
+    .option('--debug', 'trace HTTP requests to stderr (env NOTEVOX_DEBUG=api); the key is never shown')
+    .option('--no-color', 'disable colour (also NO_COLOR=1 or TERM=dumb)')
+    .option('--no-input', 'never prompt; fail with exit code 10 when input is needed')
+    .showHelpAfterError('(run with --help for usage)')
+    .helpCommand(false);
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  $ notevox sandbox start                 # a local emulator of the whole service
+  $ notevox auth login --base-url http://127.0.0.1:4010
+  $ notevox notes list --limit 10
+  $ notevox notes get <guid> --json
+  $ notevox help exit-codes
+
+Docs: docs/ in the repository. Exit codes: notevox help exit-codes.`,
+  );
+  registerCommands(program);
+  const help = program
+    .command('help [command...]')
+    .description('show help for a command, or a topic: exit-codes')
+    .action((words: string[]) => {
+      if (words.join(' ') === 'exit-codes') {
+        process.stdout.write(exitCodesText());
+        return;
+      }
+      let cmd: Command = program;
+      for (const w of words) {
+        const sub = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
+        if (!sub) throw new CommanderError(EXIT.USAGE, 'notevox.unknownHelp', `error: unknown command or topic "${words.join(' ')}"`);
+        cmd = sub;
+      }
+      cmd.outputHelp();
+    });
+  examples(help, ['notevox help notes list', 'notevox help exit-codes']);
+  return program;
+}
+
+export function exitCodesText(): string {
+  return 'Exit codes:\n' + EXIT_CODE_DOCS.map(([code, text]) => `  ${String(code).padStart(3)}  ${text}`).join('\n') + '\n';
+}
+
+function flagValue(argv: string[], names: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') break;
+    for (const n of names) {
+      if (a === n) return argv[i + 1];
+      if (a.startsWith(n + '=')) return a.slice(n.length + 1);
+    }
+  }
+  return undefined;
+}
+
+function wantsJsonErrors(argv: string[]): boolean {
+  if (argv.includes('--json')) return true;
+  const o = flagValue(argv, ['-o', '--output']);
+  return o === 'json' || o === 'ndjson';
+}
+
+async function reportError(io: IOStreams, err: unknown, json: boolean, debug: boolean): Promise<number> {
+  const { explainError } = await import('./client/errors.js');
+  const e = explainError(err);
+  if (json) {
+    io.err(JSON.stringify({ error: { exitCode: e.exitCode, errorType: e.errorType ?? null, code: e.code ?? null, message: e.message, hint: e.hint ?? null } }) + '\n');
+  } else {
+    io.err(`${io.color ? '\u001b[31merror:\u001b[39m' : 'error:'} ${e.message}\n`);
+    if (e.hint) io.err(`${io.color ? '\u001b[2mhint:\u001b[22m' : 'hint:'} ${e.hint}\n`);
+  }
+  if (debug && e.exitCode === EXIT.UNEXPECTED && err instanceof Error && err.stack) io.err(err.stack + '\n');
+  return e.exitCode;
+}
+
+/** Run the CLI; returns the exit code (never calls process.exit itself). */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const io = createIOStreams({ noColor: argv.includes('--no-color'), noInput: argv.includes('--no-input'), env });
+  applyColorToEnvironment(io.color);
+  const jsonErrors = wantsJsonErrors(argv);
+  const debug = argv.includes('--debug');
+
+  const controller = new AbortController();
+  const cleanups = new Set<() => Promise<void> | void>();
+  const disposers = new Set<() => Promise<void> | void>();
+  let interrupted = false;
+  let selfManaged = false;
+  const onSigint = async () => {
+    if (interrupted) process.exit(EXIT.INTERRUPTED);
+    interrupted = true;
+    controller.abort();
+    if (selfManaged) return;
+    for (const fn of [...cleanups, ...disposers].reverse()) {
+      try {
+        await Promise.race([fn(), new Promise((r) => setTimeout(r, 5000))]);
+      } catch {}
+    }
+    io.err('interrupted\n');
+    process.exit(EXIT.INTERRUPTED);
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+
+  setContextFactory((globals) =>
+    createContext({
+      io,
+      env,
+      globals,
+      signal: controller.signal,
+      onInterrupt: (fn) => {
+        cleanups.add(fn);
+        return () => cleanups.delete(fn);
+      },
+      onDispose: (fn) => disposers.add(fn),
+      takeOverInterrupt: () => {
+        selfManaged = true;
+      },
+    }),
+  );
+
+  const program = buildProgram();
+  const override = (cmd: Command) => {
+    cmd.exitOverride();
+    cmd.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+    cmd.commands.forEach(override);
+  };
+  override(program);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return takeExitCode();
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.OK;
+      if (err.code === 'notevox.unknownHelp') io.err(err.message + '\n');
+      return EXIT.USAGE;
+    }
+    return reportError(io, err, jsonErrors, debug);
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+    for (const fn of disposers) {
+      try {
+        await fn();
+      } catch {}
+    }
+  }
+}

@@ -1,0 +1,450 @@
+/**
+ * The HTTP client: builds requests from the endpoint table, retries what is safe to repeat,
+ * traces under --debug, and turns failures into typed errors. undici loads on the first request.
+ */
+
+import { stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { API_PREFIX, type PageSpec } from '../contract/limits.js';
+import type { Endpoint, PathParams } from '../contract/types.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
+import { ApiError, NetworkError, notLoggedIn } from './errors.js';
+import { redact, safeUrl, traceHeaderLines } from './redact.js';
+import { backoffMs, classifyNetworkError, formatSeconds, RETRYABLE_STATUSES, SAFE_METHODS, type NetFailure } from './retry.js';
+import { createDispatcher, describeProxy } from './transport.js';
+
+export { ApiError, NetworkError, explainError } from './errors.js';
+export { parseRateLimit } from './retry.js';
+export { redact } from './redact.js';
+
+export interface RetryEvent {
+  method: string;
+  path: string;
+  /** The attempt about to be made (2 for the first retry). */
+  attempt: number;
+  maxAttempts: number;
+  waitMs: number;
+  reason: string;
+  /** HTTP status that caused the retry; undefined for connection failures. */
+  status?: number;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  /** Total time per attempt (connect, headers and body), default 30000. Uploads use it as an idle timeout. */
+  timeoutMs?: number;
+  /** Default 10000 (never more than timeoutMs). */
+  connectTimeoutMs?: number;
+  /** Default 3. */
+  maxRetries?: number;
+  /** Cap on the sum of retry waits, default 60000. */
+  maxTotalWaitMs?: number;
+  debug?: boolean;
+  /** stderr writer for retry notices and traces (one line per call, no newline). */
+  log: (line: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  /** Clock for Retry-After dates and trace durations (ms since the epoch). */
+  now?: () => number;
+  userAgent?: string;
+  /** Called before every retry wait (progress bars count retries with it). */
+  onRetry?: (event: RetryEvent) => void;
+  /** Where proxy variables are read from; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** An undici Dispatcher to use instead of the client's own (tests inject a MockAgent); not closed by close(). */
+  dispatcher?: unknown;
+}
+
+export type QueryValue = string | number | boolean | undefined | null | string[];
+
+export interface CallRequest {
+  params?: PathParams;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  /** Parsed JSON; null for 204 or an empty body; the text itself when the body is not JSON. */
+  data: T;
+  attempts: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface PaginateOptions {
+  pageSize?: number;
+  /** Stop after this many items. */
+  limit?: number;
+  /** Start from this cursor. */
+  cursor?: string;
+}
+
+export interface UploadOptions {
+  /** Path of the file to stream. */
+  file: string;
+  size: number;
+  contentType: string;
+  onProgress?: (bytesSent: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface ClientStats {
+  requests: number;
+  retries: number;
+  rateLimited: number;
+}
+
+export interface ApiClient {
+  readonly baseUrl: string;
+  readonly stats: ClientStats;
+  call<T = unknown>(ep: Endpoint, req?: CallRequest): Promise<ApiResponse<T>>;
+  /** Any path: relative paths get the API prefix, `/…` paths are used as-is, full URLs must be on the base URL's origin. */
+  request<T = unknown>(method: string, pathOrUrl: string, req?: Omit<CallRequest, 'params'>): Promise<ApiResponse<T> & { rawBody: string }>;
+  /** Follow `nextCursor`; the last page yielded carries the cursor to continue from (null at the end). */
+  paginate<T = unknown>(ep: Endpoint, req?: CallRequest, opts?: PaginateOptions): AsyncGenerator<Page<T>>;
+  /** PUT a file to a pre-signed URL (no Authorization, no retries). */
+  upload(url: string, opts: UploadOptions): Promise<{ status: number }>;
+  close(): Promise<void>;
+}
+
+export const CLIENT_DEFAULTS = { timeoutMs: 30_000, connectTimeoutMs: 10_000, maxRetries: 3, maxTotalWaitMs: 60_000 } as const;
+const CURSOR_PARAM = 'cursor';
+
+interface Prepared {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  /** JSON text, or a factory for a fresh stream per attempt. */
+  body?: string | (() => Readable);
+  retryable: boolean;
+  signal?: AbortSignal;
+  /** Apply the total per-attempt timeout (uploads only get undici's idle timeouts). */
+  totalTimeout: boolean;
+  /** Hide the query in traces (signed upload URLs). */
+  hideQuery?: boolean;
+}
+
+interface Received {
+  status: number;
+  headers: Record<string, string>;
+  rawBody: string;
+}
+
+type Attempt = { ok: true; res: Received } | { ok: false; failure: NetFailure };
+
+interface Failure {
+  error: ApiError | NetworkError;
+  retryable: boolean;
+  reason: string;
+  status?: number;
+  retryAfterMs?: number;
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+/** `?a=1&b=x&b=y`, skipping undefined and null, repeating arrays; '' when empty. */
+export function buildQuery(query: Record<string, QueryValue> | undefined): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v === undefined || v === null) continue;
+    for (const item of Array.isArray(v) ? v : [v]) parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(item))}`);
+  }
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+/** The endpoint's path with `{name}` replaced by encoded values; a missing value is a usage error. */
+export function fillPath(ep: Endpoint, params: PathParams = {}): string {
+  return ep.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === null || value === '') throw new UsageError(`missing path parameter "${name}" for ${ep.id}`);
+    return encodeURIComponent(String(value));
+  });
+}
+
+function parseData(res: Received): unknown {
+  if (res.status === 204 || res.rawBody.trim() === '') return null;
+  try {
+    return JSON.parse(res.rawBody);
+  } catch {
+    return res.rawBody;
+  }
+}
+
+/** `promise`, cut short by an abort of `signal` (rejecting with its reason). */
+function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function pageSizeFor(spec: PageSpec, pageSize: number | undefined, remaining: number | undefined): number | undefined {
+  // Ask for no more than is still wanted, so that the cursor of the last page continues exactly after it.
+  const size = remaining !== undefined ? Math.min(pageSize ?? spec.default, remaining) : pageSize;
+  return size === undefined ? undefined : Math.max(spec.min, Math.min(spec.max, size));
+}
+
+function readPage<T>(ep: Endpoint, data: unknown): Page<T> {
+  const body = data as { content?: unknown; nextCursor?: unknown } | null;
+  if (!body || typeof body !== 'object' || !Array.isArray(body.content)) {
+    throw new CliError(`unexpected response from ${ep.id}: no "content" list`, { exitCode: EXIT.UNEXPECTED });
+  }
+  const next = typeof body.nextCursor === 'string' && body.nextCursor !== '' ? body.nextCursor : null;
+  return { items: body.content as T[], nextCursor: next };
+}
+
+export function createClient(opts: ClientOptions): ApiClient {
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const baseOrigin = new URL(base).origin;
+  const key = opts.apiKey?.trim() || undefined;
+  const timeoutMs = opts.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
+  const connectTimeoutMs = opts.connectTimeoutMs ?? CLIENT_DEFAULTS.connectTimeoutMs;
+  const maxRetries = opts.maxRetries ?? CLIENT_DEFAULTS.maxRetries;
+  const maxTotalWaitMs = opts.maxTotalWaitMs ?? CLIENT_DEFAULTS.maxTotalWaitMs;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = opts.random ?? Math.random;
+  const now = opts.now ?? Date.now;
+  const env = opts.env ?? process.env;
+  const userAgent = opts.userAgent ?? `notevox (node ${process.version})`;
+  const stats: ClientStats = { requests: 0, retries: 0, rateLimited: 0 };
+
+  /** Every line the client prints goes through here: the key never reaches the terminal. */
+  const log = (line: string) => opts.log(redact(line, key));
+  const trace = (lines: string[]) => {
+    if (opts.debug) lines.forEach(log);
+  };
+
+  let dispatcher: Promise<Dispatcher> | undefined;
+  const ownsDispatcher = opts.dispatcher === undefined;
+  const getDispatcher = (): Promise<Dispatcher> => {
+    if (!dispatcher) {
+      if (!ownsDispatcher) {
+        dispatcher = Promise.resolve(opts.dispatcher as Dispatcher);
+      } else {
+        const proxy = describeProxy(env);
+        if (proxy) trace([proxy]);
+        dispatcher = createDispatcher({ timeoutMs, connectTimeoutMs }, env).catch((err: unknown) => {
+          dispatcher = undefined;
+          // The message could quote a proxy URL with its password: name the variables instead.
+          if (proxy) throw new UsageError('cannot use the proxy settings (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)', 'Check the proxy URL, e.g. http://proxy.example:3128.');
+          throw err;
+        });
+      }
+    }
+    return dispatcher;
+  };
+
+  function headersFor(extra: Record<string, string> | undefined, auth: boolean, json: boolean): Record<string, string> {
+    const h: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent };
+    if (json) h['content-type'] = 'application/json';
+    for (const [k, v] of Object.entries(extra ?? {})) h[k.toLowerCase()] = v;
+    if (auth && key) h.authorization = `Bearer ${key}`;
+    return h;
+  }
+
+  function prepare(method: string, url: URL, req: Omit<CallRequest, 'params'>, auth: boolean, retryable: boolean): Prepared {
+    const json = req.body !== undefined;
+    return {
+      method,
+      url,
+      headers: headersFor(req.headers, auth, json),
+      body: json ? JSON.stringify(req.body) : undefined,
+      retryable,
+      signal: req.signal,
+      totalTimeout: true,
+    };
+  }
+
+  async function attempt(p: Prepared, n: number): Promise<Attempt> {
+    const d = await getDispatcher();
+    stats.requests++;
+    const started = now();
+    trace([`> ${p.method} ${safeUrl(p.url, p.hideQuery)}`, ...traceHeaderLines('>', p.headers)]);
+    const timer = p.totalTimeout ? new AbortController() : undefined;
+    const handle = timer ? setTimeout(() => timer.abort(), timeoutMs) : undefined;
+    const signals = [p.signal, timer?.signal].filter((s): s is AbortSignal => s !== undefined);
+    try {
+      const res = await d.request({
+        origin: p.url.origin,
+        path: p.url.pathname + p.url.search,
+        method: p.method as Dispatcher.HttpMethod,
+        headers: p.headers,
+        body: typeof p.body === 'function' ? p.body() : p.body,
+        signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+      });
+      const rawBody = await res.body.text();
+      const headers = flattenHeaders(res.headers);
+      if (res.statusCode === 429) stats.rateLimited++;
+      const statusText = STATUS_CODES[res.statusCode] ?? '';
+      trace([`< ${res.statusCode} ${statusText} ${now() - started}ms attempt ${n}`, ...traceHeaderLines('<', headers)]);
+      return { ok: true, res: { status: res.statusCode, headers, rawBody } };
+    } catch (err) {
+      if (p.signal?.aborted) throw p.signal.reason ?? err;
+      const failure = classifyNetworkError(err, timer?.signal.aborted ? timeoutMs : undefined);
+      if (!failure) {
+        const message = err instanceof Error ? err.message : String(err);
+        throw new CliError(redact(`${p.method} ${p.url.host} failed: ${message}`, key), { exitCode: EXIT.UNEXPECTED });
+      }
+      trace([`< ${failure.code} ${failure.reason} ${now() - started}ms attempt ${n}`]);
+      return { ok: false, failure };
+    } finally {
+      if (handle) clearTimeout(handle);
+    }
+  }
+
+  /** What went wrong with a failed attempt, and whether it is worth repeating. */
+  function judge(result: Attempt, p: Prepared, n: number): Failure {
+    if (!result.ok) {
+      const error = new NetworkError({ target: p.url.host, failure: result.failure, attempts: n, key });
+      return { error, retryable: result.failure.retryable, reason: result.failure.reason };
+    }
+    const { status } = result.res;
+    const error = ApiError.fromResponse(result.res, { key, nowMs: now() });
+    const ra = error.retryAfterSeconds;
+    const what = status === 429 ? 'rate limited' : error.errorType;
+    return {
+      error,
+      status,
+      retryable: RETRYABLE_STATUSES.has(status),
+      reason: `${status} ${what}${ra !== undefined ? ` (Retry-After ${ra}s)` : ''}`,
+      retryAfterMs: ra !== undefined ? ra * 1000 : undefined,
+    };
+  }
+
+  async function execute(p: Prepared): Promise<Received & { attempts: number }> {
+    const maxAttempts = p.retryable ? maxRetries + 1 : 1;
+    let waited = 0;
+    for (let n = 1; ; n++) {
+      const result = await attempt(p, n);
+      if (result.ok && isSuccess(result.res.status)) return { ...result.res, attempts: n };
+      const failure = judge(result, p, n);
+      const wait = failure.retryAfterMs ?? backoffMs(n - 1, random);
+      if (!failure.retryable || n >= maxAttempts || waited + wait > maxTotalWaitMs) throw failure.error;
+      log(`retrying ${p.method} ${p.url.pathname} in ${formatSeconds(wait)} (attempt ${n + 1}/${maxAttempts}): ${failure.reason}`);
+      stats.retries++;
+      opts.onRetry?.({ method: p.method, path: p.url.pathname, attempt: n + 1, maxAttempts, waitMs: wait, reason: failure.reason, status: failure.status });
+      waited += wait;
+      await untilAborted(sleep(wait), p.signal);
+    }
+  }
+
+  async function call<T>(ep: Endpoint, req: CallRequest = {}): Promise<ApiResponse<T>> {
+    if (ep.auth && !key) throw notLoggedIn();
+    const url = new URL(base + fillPath(ep, req.params) + buildQuery(req.query));
+    const retryable = ep.idempotent || SAFE_METHODS.has(ep.method);
+    const res = await execute(prepare(ep.method, url, req, ep.auth, retryable));
+    const data = parseData(res);
+    if (opts.debug && ep.response && data !== null) {
+      const check = ep.response.safeParse(data);
+      if (!check.success) {
+        const issue = check.error.issues[0];
+        log(`note: ${ep.id} response differs from the documented shape at ${issue.path.join('.') || '(root)'}: ${issue.message} (ignored)`);
+      }
+    }
+    return { status: res.status, headers: res.headers, data: data as T, attempts: res.attempts };
+  }
+
+  function resolveUrl(pathOrUrl: string, query: Record<string, QueryValue> | undefined): URL {
+    let url: URL;
+    if (/^https?:\/\//i.test(pathOrUrl)) {
+      url = new URL(pathOrUrl);
+      if (url.origin !== baseOrigin) {
+        throw new UsageError(`refusing to send the API key to ${url.origin}`, `Pass a path such as ${API_PREFIX}/notes, or a URL on ${baseOrigin}.`);
+      }
+    } else {
+      url = new URL(base + (pathOrUrl.startsWith('/') ? pathOrUrl : `${API_PREFIX}/${pathOrUrl}`));
+    }
+    const extra = buildQuery(query);
+    if (extra) url.search = url.search ? `${url.search}&${extra.slice(1)}` : extra;
+    return url;
+  }
+
+  async function request<T>(method: string, pathOrUrl: string, req: Omit<CallRequest, 'params'> = {}) {
+    const m = method.toUpperCase();
+    const url = resolveUrl(pathOrUrl, req.query);
+    const res = await execute(prepare(m, url, req, true, SAFE_METHODS.has(m)));
+    return { status: res.status, headers: res.headers, data: parseData(res) as T, attempts: res.attempts, rawBody: res.rawBody };
+  }
+
+  async function* paginate<T>(ep: Endpoint, req: CallRequest = {}, o: PaginateOptions = {}): AsyncGenerator<Page<T>> {
+    let cursor = o.cursor;
+    let yielded = 0;
+    while (o.limit === undefined || yielded < o.limit) {
+      const remaining = o.limit !== undefined ? o.limit - yielded : undefined;
+      const size = ep.page ? pageSizeFor(ep.page, o.pageSize, remaining) : undefined;
+      const query = { ...req.query };
+      if (ep.page && size !== undefined) query[ep.page.param] = size;
+      if (cursor) query[CURSOR_PARAM] = cursor;
+      const page = readPage<T>(ep, (await call<unknown>(ep, { ...req, query })).data);
+      const items = remaining !== undefined ? page.items.slice(0, remaining) : page.items;
+      yielded += items.length;
+      yield { items, nextCursor: page.nextCursor };
+      if (!page.nextCursor) return;
+      if (page.nextCursor === cursor) {
+        throw new CliError(`${ep.id} returned the same cursor twice; stopping`, { exitCode: EXIT.UNEXPECTED });
+      }
+      cursor = page.nextCursor;
+    }
+  }
+
+  async function upload(url: string, o: UploadOptions): Promise<{ status: number }> {
+    const target = new URL(url);
+    const st = await stat(o.file).catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read ${o.file}: ${err.code ?? err.message}`);
+    });
+    if (!st.isFile()) throw new UsageError(`${o.file} is not a file`);
+    if (st.size !== o.size) throw new UsageError(`${o.file} is ${st.size} bytes, not the ${o.size} announced`);
+    let sent = 0;
+    const body = (): Readable => {
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          sent += chunk.length;
+          o.onProgress?.(sent);
+          done(null, chunk);
+        },
+      });
+      // Errors reach undici through the destroyed counter stream.
+      pipeline(createReadStream(o.file), counter, () => {});
+      return counter;
+    };
+    const headers = { ...headersFor(undefined, false, false), 'content-type': o.contentType, 'content-length': String(o.size) };
+    const p: Prepared = { method: 'PUT', url: target, headers, body, retryable: false, signal: o.signal, totalTimeout: false, hideQuery: true };
+    const res = await execute(p);
+    return { status: res.status };
+  }
+
+  return {
+    baseUrl: base,
+    stats,
+    call,
+    request,
+    paginate,
+    upload,
+    async close() {
+      const d = dispatcher;
+      dispatcher = undefined;
+      if (d && ownsDispatcher) await (await d).close();
+    },
+  };
+}

@@ -1,0 +1,164 @@
+/** Typed errors of the HTTP client, and the one place that turns any error into message, hint and exit code. */
+
+import { STATUS_CODES } from 'node:http';
+import { errorEnvelopeSchema, errorTypeForStatus, legacyAuthErrorSchema } from '../contract/errors.js';
+import { CliError, EXIT, exitCodeForStatus } from '../errors.js';
+import { hintFor, NETWORK_HINT, NOT_LOGGED_IN_HINT } from './hints.js';
+import { redact } from './redact.js';
+import { parseRetryAfter, type NetFailure } from './retry.js';
+
+const MAX_MESSAGE = 300;
+
+/** One line, bounded, without the key. */
+function oneLine(text: string, key?: string): string {
+  const flat = redact(text, key).replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE - 1)}…` : flat;
+}
+
+interface ParsedBody {
+  errorType: string;
+  code?: number | string;
+  apiMessage: string;
+  detail: string | null;
+}
+
+/** Read an error body: the envelope, the older 401 body, or anything else (decisions.md §1.3–1.4). */
+function parseErrorBody(status: number, rawBody: string): ParsedBody {
+  const fallback = STATUS_CODES[status] ?? `HTTP ${status}`;
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody);
+  } catch {
+    const snippet = rawBody.trim();
+    return { errorType: errorTypeForStatus(status), apiMessage: snippet ? `${fallback} (non-JSON response: ${snippet})` : fallback, detail: null };
+  }
+  const envelope = errorEnvelopeSchema.safeParse(json);
+  if (envelope.success) {
+    const e = envelope.data.error;
+    return { errorType: e.errorType, code: e.code, apiMessage: e.message, detail: e.detail ?? null };
+  }
+  const legacy = legacyAuthErrorSchema.safeParse(json);
+  if (legacy.success) {
+    const e = legacy.data.error;
+    const errorType = e.type === 'authentication_error' ? 'unauthorized' : errorTypeForStatus(status);
+    return { errorType, code: e.code, apiMessage: e.message, detail: null };
+  }
+  // Unknown JSON: keep whatever looks like a message, never fail on it.
+  const loose = (json as { error?: { message?: unknown; code?: unknown; errorType?: unknown }; message?: unknown } | null) ?? {};
+  const msg = typeof loose.error?.message === 'string' ? loose.error.message : typeof loose.message === 'string' ? loose.message : fallback;
+  const code = typeof loose.error?.code === 'number' || typeof loose.error?.code === 'string' ? loose.error.code : undefined;
+  const errorType = typeof loose.error?.errorType === 'string' ? loose.error.errorType : errorTypeForStatus(status);
+  return { errorType, code, apiMessage: msg, detail: null };
+}
+
+/** The service answered with a non-success status. */
+export class ApiError extends CliError {
+  readonly status: number;
+  declare readonly errorType: string;
+  declare readonly code: number | string | undefined;
+  readonly apiMessage: string;
+  readonly detail: string | null;
+  readonly headers: Record<string, string>;
+  readonly retryAfterSeconds?: number;
+  /** The response body as received (key masked), for `notevox api`. */
+  readonly rawBody: string;
+
+  constructor(init: {
+    status: number;
+    errorType: string;
+    code?: number | string;
+    apiMessage: string;
+    detail?: string | null;
+    headers?: Record<string, string>;
+    retryAfterSeconds?: number;
+    hint?: string;
+    rawBody?: string;
+    key?: string;
+  }) {
+    const { key } = init;
+    const apiMessage = oneLine(init.apiMessage, key);
+    const detail = init.detail ? oneLine(init.detail, key) : null;
+    const codeText = init.code !== undefined ? `, code ${init.code}` : '';
+    const detailText = detail && !apiMessage.includes(detail) ? ` (${detail})` : '';
+    super(`${init.status} ${init.errorType}${codeText}: ${apiMessage}${detailText}`, {
+      exitCode: exitCodeForStatus(init.status),
+      hint: init.hint !== undefined ? oneLine(init.hint, key) : undefined,
+      errorType: init.errorType,
+      code: init.code,
+    });
+    this.name = 'ApiError';
+    this.status = init.status;
+    this.apiMessage = apiMessage;
+    this.detail = detail;
+    this.headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k, redact(v, key)]));
+    this.rawBody = redact(init.rawBody ?? '', key);
+    if (init.retryAfterSeconds !== undefined) this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+
+  /** Build from a response: parses the body, reads Retry-After and picks the hint. */
+  static fromResponse(res: { status: number; headers: Record<string, string>; rawBody: string }, opts: { key?: string; nowMs?: number } = {}): ApiError {
+    const body = parseErrorBody(res.status, res.rawBody);
+    const retryAfterSeconds = parseRetryAfter(res.headers['retry-after'], opts.nowMs ?? Date.now());
+    const hint = hintFor({
+      status: res.status,
+      code: body.code,
+      detail: body.detail,
+      headers: res.headers,
+      retryAfterSeconds,
+      keyLooksLikeIdOnly: opts.key !== undefined && !opts.key.includes('.'),
+    });
+    return new ApiError({ status: res.status, ...body, headers: res.headers, retryAfterSeconds, hint, rawBody: res.rawBody, key: opts.key });
+  }
+}
+
+/** No usable response: connection failure or timeout, after the retries (exit 8). */
+export class NetworkError extends CliError {
+  readonly reason: string;
+  readonly attempts: number;
+  constructor(init: { target: string; failure: NetFailure; attempts: number; key?: string }) {
+    const after = init.attempts > 1 ? ` (after ${init.attempts} attempts)` : '';
+    super(oneLine(`cannot reach ${init.target}: ${init.failure.reason}${after}`, init.key), {
+      exitCode: EXIT.UNAVAILABLE,
+      hint: NETWORK_HINT,
+      code: init.failure.code,
+    });
+    this.name = 'NetworkError';
+    this.reason = init.failure.reason;
+    this.attempts = init.attempts;
+  }
+}
+
+/** An endpoint that needs a key was called without one (exit 3). */
+export function notLoggedIn(): CliError {
+  return new CliError('not logged in', { exitCode: EXIT.UNAUTHENTICATED, hint: NOT_LOGGED_IN_HINT });
+}
+
+function isAbort(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || (err as { code?: unknown }).code === 'ABORT_ERR');
+}
+
+export interface ExplainedError {
+  message: string;
+  hint?: string;
+  exitCode: number;
+  errorType?: string;
+  code?: number | string;
+}
+
+/** Message, hint and exit code for any error reaching the top level; `key`, when given, is masked too. */
+export function explainError(err: unknown, key?: string): ExplainedError {
+  if (err instanceof CliError) {
+    const out: ExplainedError = { message: oneLine(err.message, key), exitCode: err.exitCode };
+    if (err.hint) out.hint = oneLine(err.hint, key);
+    if (err.errorType !== undefined) out.errorType = err.errorType;
+    if (err.code !== undefined) out.code = err.code;
+    return out;
+  }
+  if (isAbort(err)) return { message: 'interrupted', exitCode: EXIT.INTERRUPTED };
+  const message = err instanceof Error ? err.message || err.name : String(err);
+  return {
+    message: oneLine(message, key),
+    hint: 'This looks like a bug: rerun with --debug and report it.',
+    exitCode: EXIT.UNEXPECTED,
+  };
+}

@@ -1,0 +1,86 @@
+/** What to do about an API error: one table, by error code first, then by HTTP status. */
+
+import { ERROR_CODES } from '../contract/errors.js';
+import { LIMITS } from '../contract/limits.js';
+import { SCOPE_NAMES } from '../contract/scopes.js';
+
+export interface HintContext {
+  status: number;
+  code?: number | string;
+  detail?: string | null;
+  /** Response headers, lower-case names. */
+  headers: Record<string, string>;
+  retryAfterSeconds?: number;
+  /** The key that was sent has no dot, i.e. looks like a bare key id. */
+  keyLooksLikeIdOnly?: boolean;
+}
+
+type Hint = string | ((c: HintContext) => string);
+
+const LOGIN = 'Check the key: run `notevox auth login` again, or set NOTEVOX_API_KEY to a valid key.';
+const NEW_KEY = 'Create a new key in the dashboard, then run `notevox auth login`.';
+const ONLY_ID = 'Pass the whole key `{id}.{secret}` (id, dot and secret), not just the key id.';
+const legacyCutoff = LIMITS.legacyKeyCutoff.slice(0, 10);
+const uploadTtlMinutes = LIMITS.uploadUrlTtlSeconds / 60;
+const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
+
+function onlyIdSent(c: HintContext): boolean {
+  return Boolean(c.keyLooksLikeIdOnly) || /only (?:a |the )?key id|id only/i.test(c.detail ?? '');
+}
+
+/** The missing scope: from `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, else named in `detail`. */
+export function missingScope(c: Pick<HintContext, 'detail' | 'headers'>): string | undefined {
+  const fromHeader = /scope="([^"]+)"/i.exec(c.headers['www-authenticate'] ?? '')?.[1];
+  if (fromHeader) return fromHeader;
+  const detail = c.detail ?? '';
+  return SCOPE_NAMES.find((s) => detail.includes(s));
+}
+
+const BY_CODE: Record<number, Hint> = {
+  [ERROR_CODES.AUTH_MISSING]: 'Run `notevox auth login` or set NOTEVOX_API_KEY.',
+  [ERROR_CODES.AUTH_MALFORMED]: (c) => (onlyIdSent(c) ? ONLY_ID : LOGIN),
+  [ERROR_CODES.AUTH_INACTIVE]: `The key is inactive, expired or deleted. ${NEW_KEY}`,
+  [ERROR_CODES.AUTH_UNBOUND_WORKSPACE_KEY]:
+    'This workspace key is not bound to a workspace yet: bind it in the dashboard, or use an account key.',
+  [ERROR_CODES.AUTH_LEGACY_EXPIRED]: `Legacy personal keys stopped working on ${legacyCutoff}: create a workspace key or an account key in the dashboard, then run \`notevox auth login\`.`,
+  [ERROR_CODES.VOICE_NOT_ENABLED]: 'An admin must enable voice file jobs for this workspace.',
+  [ERROR_CODES.INSUFFICIENT_SCOPE]: (c) => {
+    const scope = missingScope(c);
+    const what = scope ? `the \`${scope}\` scope` : 'a scope this call needs';
+    return `The key lacks ${what}: add it to the key in the dashboard (organization keys have fixed scopes: issue a new one with it).`;
+  },
+  [ERROR_CODES.KEY_TYPE_FORBIDDEN]: 'This key type cannot do that: use a user (account) key.',
+  [ERROR_CODES.PERMISSION_DENIED]: 'Your user lacks the permission for this: ask a workspace or organization admin.',
+  [ERROR_CODES.WIKI_PLAN_REQUIRED]: 'The workspace has no wiki plan: an admin must buy the wiki plan.',
+  [ERROR_CODES.WIKI_NOT_ACTIVATED]: 'The wiki is not activated: an admin must activate it for the workspace.',
+  [ERROR_CODES.UPLOAD_SIGNATURE]: `The upload URL is invalid or expired (it is valid for ${uploadTtlMinutes} minutes): create a new job and upload again.`,
+  [ERROR_CODES.VOICE_PERMISSION]: 'The key lacks the voice-file permission: enable it for the key in the dashboard, or use another key.',
+  [ERROR_CODES.NO_ROUTE]: 'The service has no such path or method: check the path and method.',
+};
+
+const BY_STATUS: Record<number, Hint> = {
+  400: (c) => (c.detail ? 'Fix the request: the detail above names the field.' : 'Check the arguments and try again.'),
+  401: (c) => (onlyIdSent(c) ? ONLY_ID : LOGIN),
+  403: 'The key may not do this: check its scopes and type in the dashboard.',
+  404: 'Check the id: it may not exist, be deleted, or be outside the key\'s reach (system keys see only notes in folders shared with all members).',
+  406: 'The service did not accept the Accept header: send Accept: application/json.',
+  409: 'The resource is not in a state that allows this (for example a job that is not COMPLETED yet, or an upload completed twice): check its status.',
+  413: `The request is too large (JSON bodies up to ${LIMITS.jsonBodyMaxBytes / 1024 / 1024} MiB, uploads up to ${mb(LIMITS.uploadMaxBytes)}): send less at once.`,
+  422: 'The request is well-formed but impossible (for example a folder moved into its own subtree, nesting too deep, or a non-empty workspace deleted).',
+  429: (c) =>
+    `Rate limited: wait ${c.retryAfterSeconds !== undefined ? `${c.retryAfterSeconds}s` : 'a moment'} and try again, or run fewer requests at once.`,
+};
+
+function serverHint(c: HintContext): string {
+  const id = c.headers['x-request-id'];
+  return `The service failed; try again later. If it keeps failing, rerun with --debug and report it${id ? ` (request id ${id})` : ''}.`;
+}
+
+/** The hint for an API error, or undefined when there is nothing useful to say. */
+export function hintFor(c: HintContext): string | undefined {
+  const hint = (typeof c.code === 'number' ? BY_CODE[c.code] : undefined) ?? BY_STATUS[c.status] ?? (c.status >= 500 ? serverHint : undefined);
+  return typeof hint === 'function' ? hint(c) : hint;
+}
+
+export const NETWORK_HINT = 'Check the base URL and your network (or proxy settings), or raise --timeout.';
+export const NOT_LOGGED_IN_HINT = 'Run `notevox auth login` or set NOTEVOX_API_KEY.';

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { action, examples } from '../shared.js';
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+export function registerApi(program: Command): void {
+  examples(
+    program
+      .command('api')
+      .description('make an authenticated request to any API path and print the response (like gh api)')
+      .argument('[method]', 'HTTP method (default GET, or POST when fields are given)')
+      .argument('<path>', 'path relative to /v1/external/ (e.g. notes), or absolute (/v1/api-key-scopes)')
+      .option('-f, --raw-field <key=value>', 'add a string field to the body (or query for GET)', collect, [])
+      .option('-F, --field <key=value>', 'add a typed field: true/false/null/numbers, @file reads a file', collect, [])
+      .option('--input <file>', 'send this file (or - for stdin) as the JSON body')
+      .option('-H, --header <key:value>', 'add a request header', collect, [])
+      .option('-i, --include', 'print the status line and response headers (to stderr)')
+      .option('--paginate', 'follow nextCursor and stream every item of content')
+      .action(action(() => import('./run.js'), 'api')),
+    [
+      'notevox api auth/me',
+      'notevox api notes -f size=5 --query "content[].title"',
+      'notevox api PATCH notes/nt0000000001a -f title="New title" -f updateMask=title',
+      'notevox api users/me/word-memories --paginate -o ndjson',
+      'notevox api POST users/me/word-memories --input entries.json',
+    ],
+  );
+}

@@ -1,0 +1,152 @@
+import { endpoint } from '../../contract/endpoints.js';
+import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
+import { maskKey, parseApiKey } from '../../config/apikey.js';
+import { validateBaseUrl } from '../../config/baseurl.js';
+import { DEFAULT_BASE_URL } from '../../config/defaults.js';
+import type { Column } from '../../io/render.js';
+import { printList, printObject } from '../list.js';
+import type { Context } from '../types.js';
+
+interface AuthMe {
+  keyId: string;
+  keyType: string;
+  scopes: string[];
+  user: { id: number; name: string; email: string } | null;
+  workspaceGuid: string | null;
+  organizationId: string | null;
+  expiresAt: string | null;
+}
+
+async function readStdin(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function whoAmI(ctx: Context, baseUrl: string, apiKey: string): Promise<AuthMe> {
+  const { createClient } = await import('../../client/client.js');
+  const client = createClient({ baseUrl, apiKey, debug: Boolean(ctx.globals.debug), log: (l) => ctx.io.err(l + '\n') });
+  try {
+    return (await client.call<AuthMe>(endpoint('auth.me'))).data;
+  } finally {
+    await client.close();
+  }
+}
+
+const describeScopes = (scopes: string[]) => (scopes.length ? scopes.join(', ') : 'all (no scopes set)');
+
+export async function login(ctx: Context, flags: { withKey?: boolean }): Promise<void> {
+  const store = await ctx.config();
+  const profile = ctx.globals.profile ?? ctx.env.NOTEVOX_PROFILE ?? store.currentProfile();
+  let raw: string;
+  if (flags.withKey) {
+    if (ctx.io.isStdinTTY) ctx.io.info('Reading the key from standard input (end with Ctrl-D)…');
+    raw = await readStdin(ctx.io.stdin);
+  } else {
+    if (!ctx.io.canPrompt) throw new InputNeededError('an API key', '--with-key and the key on standard input');
+    const prompter = await ctx.prompter();
+    raw = await prompter.password({ message: 'Paste your API key ({id}.{secret})', flag: '--with-key' });
+  }
+  const parsed = parseApiKey(raw);
+  if (!parsed.ok) throw new UsageError(parsed.reason, parsed.hint);
+  const apiKey = `${parsed.id}.${parsed.secret}`;
+  const baseUrl = validateBaseUrl(ctx.globals.baseUrl ?? ctx.env.NOTEVOX_BASE_URL ?? store.getProfile(profile)?.baseUrl ?? DEFAULT_BASE_URL);
+  const me = await whoAmI(ctx, baseUrl, apiKey);
+  store.setProfile(profile, { baseUrl, apiKey });
+  store.useProfile(profile);
+  const summary = {
+    profile,
+    baseUrl,
+    keyId: me.keyId,
+    keyType: me.keyType,
+    user: me.user,
+    workspaceGuid: me.workspaceGuid,
+    organizationId: me.organizationId,
+    scopes: me.scopes,
+    expiresAt: me.expiresAt,
+  };
+  if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') {
+    await printObject(ctx, summary);
+    return;
+  }
+  const who = me.user ? `${me.user.name} <${me.user.email}>` : `${me.keyType.toLowerCase()} key`;
+  ctx.io.info(`Logged in to ${baseUrl} as ${who} (profile "${profile}", saved in ${store.path}).`);
+  ctx.io.info(`  key:       ${maskKey(apiKey)} (${me.keyType})`);
+  ctx.io.info(`  workspace: ${me.workspaceGuid ?? 'not bound'}`);
+  ctx.io.info(`  scopes:    ${describeScopes(me.scopes)}`);
+  if (ctx.env.NOTEVOX_API_KEY) ctx.io.warn('NOTEVOX_API_KEY is set in this environment and overrides the stored key.');
+}
+
+export async function status(ctx: Context): Promise<void> {
+  const creds = await ctx.credentials();
+  if (!creds.apiKey) {
+    throw new CliError('not logged in: no API key for profile "' + creds.profile + '"', {
+      exitCode: EXIT.UNAUTHENTICATED,
+      hint: 'Run `notevox auth login` or set NOTEVOX_API_KEY.',
+    });
+  }
+  const source =
+    creds.apiKeySource?.kind === 'env' ? `environment variable ${creds.apiKeySource.name}` : `profile "${creds.profile}"` + (creds.profileSource === 'flag' ? ' (--profile)' : creds.profileSource === 'env' ? ' (NOTEVOX_PROFILE)' : '');
+  if (creds.envOverridesProfile) ctx.io.warn(`NOTEVOX_API_KEY overrides the key stored in profile "${creds.profile}".`);
+  const client = await ctx.client();
+  const me = (await client.call<AuthMe>(endpoint('auth.me'))).data;
+  const out = {
+    profile: creds.profile,
+    baseUrl: creds.baseUrl,
+    baseUrlSource: creds.baseUrlSource,
+    keySource: source,
+    keyId: me.keyId,
+    key: maskKey(creds.apiKey),
+    keyType: me.keyType,
+    user: me.user,
+    workspaceGuid: me.workspaceGuid,
+    organizationId: me.organizationId,
+    scopes: me.scopes,
+    expiresAt: me.expiresAt,
+  };
+  const columns: Column[] = [
+    { key: 'baseUrl', header: 'Base URL' },
+    { key: 'keySource', header: 'Key from' },
+    { key: 'key', header: 'Key' },
+    { key: 'keyType', header: 'Type' },
+    { key: 'user', header: 'User', get: (o) => (o.user ? `${o.user.name} <${o.user.email}>` : '-') },
+    { key: 'workspaceGuid', header: 'Workspace', get: (o) => o.workspaceGuid ?? 'not bound' },
+    { key: 'scopes', header: 'Scopes', get: (o) => describeScopes(o.scopes) },
+    { key: 'expiresAt', header: 'Expires', get: (o) => o.expiresAt ?? 'never' },
+  ];
+  await printObject(ctx, out, columns);
+}
+
+export async function logout(ctx: Context): Promise<void> {
+  const store = await ctx.config();
+  const profile = ctx.globals.profile ?? ctx.env.NOTEVOX_PROFILE ?? store.currentProfile();
+  const existing = store.getProfile(profile);
+  if (!existing?.apiKey) {
+    ctx.io.info(`Profile "${profile}" has no stored key; nothing to do.`);
+  } else {
+    store.setProfile(profile, { baseUrl: existing.baseUrl, apiKey: undefined });
+    ctx.io.info(`Removed the stored key of profile "${profile}".`);
+  }
+  if (ctx.env.NOTEVOX_API_KEY) ctx.io.warn('NOTEVOX_API_KEY is still set in this environment; unset it too.');
+}
+
+export async function switchProfile(ctx: Context, name: string): Promise<void> {
+  const store = await ctx.config();
+  store.useProfile(name);
+  ctx.io.info(`Now using profile "${name}".`);
+}
+
+export async function scopes(ctx: Context): Promise<void> {
+  const creds = await ctx.credentials();
+  const { createClient } = await import('../../client/client.js');
+  const client = createClient({ baseUrl: validateBaseUrl(creds.baseUrl), debug: Boolean(ctx.globals.debug), log: (l) => ctx.io.err(l + '\n') });
+  try {
+    const res = await client.call<{ content: Array<{ scope: string; description: string }> }>(endpoint('scopes.list'));
+    await printList(ctx, res.data.content, [
+      { key: 'scope', header: 'SCOPE' },
+      { key: 'description', header: 'ALLOWS' },
+    ]);
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,318 @@
+import { ApiError } from '../../client/errors.js';
+import { endpoint } from '../../contract/endpoints.js';
+import { LIMITS, PAGE_SIZES } from '../../contract/limits.js';
+import { SHARING_TYPES } from '../../contract/schemas.js';
+import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
+import type { Column } from '../../io/render.js';
+import { printList, printObject } from '../list.js';
+import { reachableWorkspaces, resolveWorkspace } from '../resolve.js';
+import type { Context } from '../types.js';
+
+type SharingType = (typeof SHARING_TYPES)[number];
+interface Member {
+  userId: number;
+  role: 'VIEWER' | 'EDITOR';
+}
+export interface Folder {
+  id: string;
+  workspaceGuid: string;
+  title: string;
+  description: string;
+  sharingType: SharingType;
+  parentId: string | null;
+  color: string;
+  isTeamFolder: boolean;
+  createdAt: string;
+  updatedAt: string;
+  members?: Member[];
+}
+
+const FOLDER_COLUMNS: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'title', header: 'TITLE', maxWidth: 50 },
+  { key: 'sharingType', header: 'SHARING' },
+  { key: 'parentId', header: 'PARENT' },
+  { key: 'color', header: 'COLOR' },
+  { key: 'updatedAt', header: 'UPDATED', kind: 'time' },
+];
+
+const membersText = (f: { members?: Member[] }) => (f.members ?? []).map((m) => `${m.userId}:${m.role}`).join(', ');
+
+const FOLDER_DETAIL: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'title', header: 'TITLE' },
+  { key: 'description', header: 'DESCRIPTION' },
+  { key: 'sharingType', header: 'SHARING' },
+  { key: 'isTeamFolder', header: 'TEAM FOLDER', kind: 'bool' },
+  { key: 'members', header: 'MEMBERS', get: membersText },
+  { key: 'parentId', header: 'PARENT' },
+  { key: 'workspaceGuid', header: 'WORKSPACE' },
+  { key: 'color', header: 'COLOR' },
+  { key: 'createdAt', header: 'CREATED', kind: 'time' },
+  { key: 'updatedAt', header: 'UPDATED', kind: 'time' },
+];
+
+/** The create response has fewer fields (service-interface.md "Folder (as returned on create)"). */
+const CREATED_DETAIL = FOLDER_DETAIL.filter((c) => ['id', 'title', 'description', 'sharingType', 'isTeamFolder', 'color', 'createdAt'].includes(c.key));
+
+/** The choices of the sharing prompt, in the order shown. */
+const SHARING_DESCRIPTIONS: Record<SharingType, string> = {
+  ALL_MEMBER_VIEWER: 'every workspace member can view; no member-wide editing',
+  ALL_MEMBER_EDITOR: 'every workspace member can view and edit',
+  LIMITED: 'only invited members (add them with --member userId:VIEWER|EDITOR)',
+  PRIVATE: 'only you',
+};
+
+// ---------------------------------------------------------------- input checks (before any request)
+
+export function checkFolderId(value: string, flag = 'folder id'): string {
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} "${value}" is not a folder id`, 'Folder ids are numbers, e.g. from `notevox folders list`.');
+  return value;
+}
+
+export function checkFolderTitle(title: string): string {
+  const { min, max } = LIMITS.folderTitle;
+  if (title.trim().length === 0) throw new UsageError(`the folder title "${title}" is blank`, `Give a title of ${min} to ${max} characters with at least one non-space character.`);
+  if (title.length < min || title.length > max) throw new UsageError(`the folder title "${title}" is ${title.length} characters long`, `A folder title has ${min} to ${max} characters.`);
+  return title;
+}
+
+function checkColor(color: string): string {
+  if (!LIMITS.folderColorPattern.test(color)) throw new UsageError(`--color "${color}" is not a colour`, 'A colour has the form #RRGGBB (six hex digits), e.g. #4A90D9.');
+  return color;
+}
+
+function checkSharing(value: string): SharingType {
+  const upper = value.toUpperCase();
+  if (!(SHARING_TYPES as readonly string[]).includes(upper)) throw new UsageError(`--sharing "${value}" is not a sharing type`, `Use one of ${SHARING_TYPES.join(', ')}.`);
+  return upper as SharingType;
+}
+
+function checkMembers(values: string[] | undefined): Member[] | undefined {
+  return values?.map((v) => {
+    const m = /^(\d+):(viewer|editor)$/i.exec(v);
+    if (!m) throw new UsageError(`--member "${v}" is not userId:ROLE`, 'Pass --member USER_ID:VIEWER or --member USER_ID:EDITOR, e.g. --member 102:EDITOR.');
+    return { userId: Number(m[1]), role: m[2].toUpperCase() as Member['role'] };
+  });
+}
+
+// ---------------------------------------------------------------- shared helpers
+
+/** Messages about what happened, for people: only in the table format (JSON users read the data). */
+function say(ctx: Context, line: string): void {
+  if (!ctx.output.format || ctx.output.format === 'table') ctx.io.info(line);
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * Run a call on a `teams/me` path. Such paths answer 404 for a key bound to no workspace: then say to pass
+ * --workspace and list the workspaces the key reaches.
+ */
+async function onBoundWorkspace<T>(ctx: Context, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.status !== 404) throw e;
+    const client = await ctx.client();
+    const me = await client.call<{ workspaceGuid: string | null }>(endpoint('auth.me'));
+    if (me.data.workspaceGuid !== null) throw e;
+    const choices = (await reachableWorkspaces(ctx)).map((w) => `${w.guid} (${w.name})`);
+    throw new CliError('this key is not bound to a workspace, so there is no default workspace for folders', {
+      exitCode: EXIT.USAGE,
+      hint: choices.length ? `Pass --workspace with one of: ${choices.join(', ')}.` : 'This key reaches no workspace.',
+    });
+  }
+}
+
+async function fetchFolder(ctx: Context, id: string): Promise<Folder> {
+  const client = await ctx.client();
+  return (await client.call<Folder>(endpoint('folders.get'), { params: { folderId: id } })).data;
+}
+
+async function workspaceFolders(ctx: Context, workspaceGuid: string): Promise<Folder[]> {
+  const client = await ctx.client();
+  return (await client.call<{ content: Folder[] }>(endpoint('folders.listWorkspace'), { params: { workspaceGuid } })).data.content;
+}
+
+/** The folders of --workspace (guid or name), or of the key's own workspace. */
+async function listFolders(ctx: Context, workspace: string | undefined): Promise<Folder[]> {
+  if (workspace !== undefined) return workspaceFolders(ctx, await resolveWorkspace(ctx, workspace));
+  const client = await ctx.client();
+  return onBoundWorkspace(ctx, async () => (await client.call<{ content: Folder[] }>(endpoint('folders.listTeam'))).data.content);
+}
+
+/** Ids of every folder below `rootId` in a flat list (by parentId). */
+export function descendants(folders: Folder[], rootId: string): string[] {
+  const children = new Map<string, string[]>();
+  for (const f of folders) if (f.parentId !== null) children.set(f.parentId, [...(children.get(f.parentId) ?? []), f.id]);
+  const out: string[] = [];
+  const queue = [...(children.get(rootId) ?? [])];
+  while (queue.length) {
+    const id = queue.shift()!;
+    if (out.includes(id) || id === rootId) continue;
+    out.push(id);
+    queue.push(...(children.get(id) ?? []));
+  }
+  return out;
+}
+
+/**
+ * The hierarchy drawn with box-drawing characters, siblings by title. A folder whose parent is not in the
+ * list (hidden from the caller) is drawn at the top level.
+ */
+export function renderTree(folders: Folder[]): string {
+  const ids = new Set(folders.map((f) => f.id));
+  const byTitle = (a: Folder, b: Folder) => a.title.localeCompare(b.title) || Number(a.id) - Number(b.id);
+  const childrenOf = (id: string | null) => folders.filter((f) => (id === null ? f.parentId === null || !ids.has(f.parentId) : f.parentId === id)).sort(byTitle);
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  const walk = (f: Folder, prefix: string, connector: string, childPrefix: string) => {
+    if (seen.has(f.id)) return;
+    seen.add(f.id);
+    lines.push(`${prefix}${connector}${f.title} [${f.id}] ${f.sharingType}`);
+    const kids = childrenOf(f.id);
+    kids.forEach((k, i) => {
+      const last = i === kids.length - 1;
+      walk(k, prefix + childPrefix, last ? '└─ ' : '├─ ', last ? '   ' : '│  ');
+    });
+  };
+  for (const root of childrenOf(null)) walk(root, '', '', '');
+  return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+// ---------------------------------------------------------------- commands
+
+export async function list(ctx: Context, flags: { workspace?: string; tree?: boolean }): Promise<void> {
+  const folders = await listFolders(ctx, flags.workspace);
+  const table = !ctx.output.format || ctx.output.format === 'table';
+  if (flags.tree && table) {
+    if (folders.length === 0) ctx.io.info('No folders.');
+    else ctx.io.out(renderTree(folders));
+    return;
+  }
+  await printList(ctx, folders, FOLDER_COLUMNS);
+}
+
+export async function get(ctx: Context, id: string): Promise<void> {
+  await printObject(ctx, await fetchFolder(ctx, checkFolderId(id)), FOLDER_DETAIL);
+}
+
+interface CreateFlags {
+  description?: string;
+  color?: string;
+  parent?: string;
+  sharing?: string;
+  member?: string[];
+  workspace?: string;
+}
+
+/** On a terminal, ask for what was not given; otherwise leave it to the service's defaults. */
+async function askMissing(ctx: Context, flags: CreateFlags, sharing: SharingType | undefined) {
+  let { description, color } = flags;
+  if (!ctx.io.canPrompt) return { description, color, sharing };
+  const prompter = await ctx.prompter();
+  description ??= await prompter.input({ message: 'Description (optional)', default: '', flag: '--description' });
+  color ??= await prompter.input({
+    message: 'Colour (#RRGGBB)',
+    default: LIMITS.folderDefaultColor,
+    validate: (v) => LIMITS.folderColorPattern.test(v) || 'Use the form #RRGGBB, e.g. #4A90D9',
+    flag: '--color',
+  });
+  // PRIVATE is only allowed when creating in a named workspace.
+  const types = (Object.keys(SHARING_DESCRIPTIONS) as SharingType[]).filter((t) => t !== 'PRIVATE' || flags.workspace !== undefined);
+  sharing ??= await prompter.select<SharingType>({
+    message: 'Sharing',
+    choices: types.map((t) => ({ name: t, value: t, description: SHARING_DESCRIPTIONS[t] })),
+    default: LIMITS.folderDefaultSharing,
+    flag: '--sharing',
+  });
+  return { description, color, sharing };
+}
+
+export async function create(ctx: Context, title: string, flags: CreateFlags): Promise<void> {
+  checkFolderTitle(title);
+  if (flags.color !== undefined) checkColor(flags.color);
+  if (flags.parent !== undefined) checkFolderId(flags.parent, '--parent');
+  const members = checkMembers(flags.member);
+  let sharing = flags.sharing !== undefined ? checkSharing(flags.sharing) : members ? 'LIMITED' : undefined;
+  if (sharing === 'PRIVATE' && flags.workspace === undefined)
+    throw new UsageError('--sharing PRIVATE needs --workspace', 'Private folders can only be created in a named workspace: add --workspace WS.');
+  if (members && sharing !== 'LIMITED') throw new UsageError(`--member needs --sharing LIMITED (not ${sharing})`, 'Only LIMITED folders have members.');
+  const answers = await askMissing(ctx, flags, sharing);
+  sharing = answers.sharing;
+  const body = { title, description: answers.description, color: answers.color, parentId: flags.parent, sharingType: sharing, members };
+  const client = await ctx.client();
+  const res =
+    flags.workspace !== undefined
+      ? await client.call<Folder>(endpoint('folders.createWorkspace'), { params: { workspaceGuid: await resolveWorkspace(ctx, flags.workspace) }, body })
+      : await onBoundWorkspace(ctx, () => client.call<Folder>(endpoint('folders.createTeam'), { body }));
+  say(ctx, `Created folder "${res.data.title}" (${res.data.id}).`);
+  await printObject(ctx, res.data, CREATED_DETAIL);
+}
+
+export async function update(ctx: Context, id: string, flags: { title?: string; description?: string; color?: string; sharing?: string; member?: string[] }): Promise<void> {
+  checkFolderId(id);
+  const body = {
+    title: flags.title !== undefined ? checkFolderTitle(flags.title) : undefined,
+    description: flags.description,
+    color: flags.color !== undefined ? checkColor(flags.color) : undefined,
+    sharingType: flags.sharing !== undefined ? checkSharing(flags.sharing) : undefined,
+    members: checkMembers(flags.member),
+  };
+  if (Object.values(body).every((v) => v === undefined))
+    throw new UsageError('nothing to change', 'Pass at least one of --title, --description, --color, --sharing, --member.');
+  const client = await ctx.client();
+  const res = await client.call<Folder>(endpoint('folders.update'), { params: { folderId: id }, body });
+  say(ctx, `Updated folder "${res.data.title}" (${res.data.id}).`);
+  await printObject(ctx, res.data, FOLDER_DETAIL);
+}
+
+export async function move(ctx: Context, id: string, flags: { to?: string; root?: boolean; inheritSharing?: boolean }): Promise<void> {
+  checkFolderId(id);
+  if ((flags.to === undefined) === !flags.root) throw new UsageError('pass exactly one of --to PARENT and --root', 'Say where the folder goes: under another folder (--to ID) or to the top level (--root).');
+  const newParentId = flags.to !== undefined ? checkFolderId(flags.to, '--to') : null;
+  const client = await ctx.client();
+  const res = await client.call<Folder>(endpoint('folders.move'), {
+    params: { folderId: id },
+    body: { newParentId, sharingTypeUpdateStrategy: flags.inheritSharing ? 'INHERIT_FROM_PARENT' : 'KEEP_EXISTING' },
+  });
+  say(ctx, `Moved folder "${res.data.title}" (${res.data.id}) ${newParentId === null ? 'to the top level' : `under folder ${newParentId}`}; sharing ${res.data.sharingType}.`);
+  await printObject(ctx, res.data, FOLDER_DETAIL);
+}
+
+/** Notes in a folder and its sub-folders that the key can read; null when the key may not list notes. */
+async function countNotes(ctx: Context, folderId: string): Promise<number | null> {
+  const client = await ctx.client();
+  let n = 0;
+  try {
+    for await (const page of client.paginate(endpoint('notes.list'), { query: { folderId } }, { pageSize: PAGE_SIZES.notes.max })) n += page.items.length;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 403) return null;
+    throw e;
+  }
+  return n;
+}
+
+export async function remove(ctx: Context, id: string, flags: { yes?: boolean }): Promise<void> {
+  checkFolderId(id);
+  const folder = await fetchFolder(ctx, id);
+  const subFolders = descendants(await workspaceFolders(ctx, folder.workspaceGuid), folder.id).length;
+  const notes = await countNotes(ctx, folder.id);
+  const notesText = notes === null ? 'an unknown number of notes' : plural(notes, 'note');
+  const name = `folder "${folder.title}" (${folder.id})`;
+  if (!flags.yes) {
+    ctx.io.info(`Deleting ${name}: ${plural(subFolders, 'sub-folder')} and ${notesText} affected (notes become folder-less).`);
+    if (!ctx.io.canPrompt) throw new InputNeededError(`confirmation to delete ${name}`, '--yes');
+    const prompter = await ctx.prompter();
+    const typed = await prompter.input({ message: `Type the folder title "${folder.title}" to confirm`, flag: '--yes' });
+    if (typed !== folder.title) throw new CliError('the typed title does not match; nothing was deleted', { exitCode: EXIT.USAGE, hint: `Type exactly "${folder.title}", or pass --yes.` });
+  }
+  const client = await ctx.client();
+  await client.call(endpoint('folders.delete'), { params: { folderId: folder.id } });
+  if (!ctx.output.format || ctx.output.format === 'table') {
+    ctx.io.info(`Deleted ${name} and ${plural(subFolders, 'sub-folder')}; ${notesText} ${notes === 1 ? 'is' : 'are'} now folder-less.`);
+    return;
+  }
+  await printObject(ctx, { id: folder.id, title: folder.title, deleted: true, subFolders, notes });
+}

@@ -1,0 +1,35 @@
+import { Option, type Command } from 'commander';
+import { action, examples } from '../shared.js';
+
+export function registerSandbox(program: Command): void {
+  const sandbox = program.command('sandbox').description('a local emulator of the whole service, for trying things out and for tests');
+  const load = () => import('./run.js');
+
+  examples(
+    sandbox
+      .command('start')
+      .description('start the sandbox; prints its base URL and the seeded keys, runs until Ctrl-C or SIGTERM')
+      .addOption(new Option('--port <port>', 'port to listen on (0 = any free port)').default('4010'))
+      .addOption(new Option('--host <host>', 'address to bind').default('127.0.0.1'))
+      .option('--seed <file>', 'seed JSON to load instead of the built-in demo seed (docs/sandbox-seed.md)')
+      .option('--state <file>', 'keep state in this SQLite file (loaded at start, saved within a second of each change)')
+      .addOption(new Option('--rate-limit <n/60s>', 'requests per key and window; 0 turns it off').default('600/60s'))
+      .option('--faults <spec>', 'inject faults, e.g. "503=0.1,429=0.05:2,reset=0.02,latency=0.2:50-400"')
+      .option('--fault-seed <n>', 'seed for the fault dice, for reproducible runs')
+      .option('--now <iso>', 'start the sandbox clock at this instant')
+      .option('--job-seconds <n>', 'seconds each voice-job stage takes (default 2)')
+      .option('--transcriber-command <cmd>', "speech-to-text program for voice jobs, e.g. 'whisper-cli {file}'")
+      .option('--verbose', 'log one line per request to stderr (key id, never the secret)')
+      .action(action(load, 'start')),
+    [
+      'notevox sandbox start',
+      'notevox sandbox start --port 0 --json            # one JSON line: baseUrl and keys',
+      'notevox sandbox start --state ./sandbox.db --rate-limit 0',
+      'notevox sandbox start --faults "503=0.2,reset=0.05" --fault-seed 42',
+    ],
+  );
+
+  examples(sandbox.command('seed-example').description('print the built-in demo seed (a starting point for --seed)').action(action(load, 'seedExample')), [
+    'notevox sandbox seed-example > seed.json',
+  ]);
+}

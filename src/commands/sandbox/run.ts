@@ -1,0 +1,77 @@
+import { UsageError } from '../../errors.js';
+import type { Context } from '../types.js';
+
+interface StartFlags {
+  port: string;
+  host: string;
+  seed?: string;
+  state?: string;
+  rateLimit: string;
+  faults?: string;
+  faultSeed?: string;
+  now?: string;
+  jobSeconds?: string;
+  transcriberCommand?: string;
+  verbose?: boolean;
+}
+
+function integer(flag: string, value: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} "${value}" must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+export async function start(ctx: Context, flags: StartFlags): Promise<number> {
+  const { startSandbox, SandboxConfigError } = await import('../../sandbox/server.js');
+  const { FaultSpecError } = await import('../../sandbox/faults.js');
+  const { RateLimitError } = await import('../../sandbox/ratelimit.js');
+  const jobSeconds = flags.jobSeconds !== undefined ? Number(flags.jobSeconds) : undefined;
+  if (jobSeconds !== undefined && !(jobSeconds >= 0)) throw new UsageError(`--job-seconds "${flags.jobSeconds}" must be a number ≥ 0`);
+  ctx.takeOverInterrupt();
+  let sandbox;
+  try {
+    sandbox = await startSandbox({
+      port: integer('--port', flags.port, 0, 65535),
+      host: flags.host,
+      seedFile: flags.seed,
+      stateFile: flags.state,
+      rateLimit: flags.rateLimit,
+      faults: flags.faults,
+      faultSeed: integer('--fault-seed', flags.faultSeed, 0),
+      now: flags.now,
+      verbose: flags.verbose,
+      log: (line) => ctx.io.err(line + '\n'),
+      options: { jobSeconds, transcriberCommand: flags.transcriberCommand },
+    });
+  } catch (e) {
+    if (e instanceof SandboxConfigError || e instanceof FaultSpecError || e instanceof RateLimitError) throw new UsageError((e as Error).message);
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE') throw new UsageError(`port ${flags.port} is already in use`, 'Pick another with --port, or --port 0 for any free port.');
+    throw e;
+  }
+  const keys = sandbox.keys.map((k) => ({ id: k.id, type: k.type, label: k.label ?? null, workspaceGuid: k.workspaceGuid ?? null, scopes: k.scopes, key: `${k.id}.${k.secret}` }));
+  if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') {
+    ctx.io.out(JSON.stringify({ baseUrl: sandbox.baseUrl, keys }) + '\n');
+  } else {
+    ctx.io.out(`notevox sandbox listening on ${sandbox.baseUrl}\n`);
+    if (keys.length) {
+      ctx.io.out('Seeded keys (sandbox demo values, not real credentials):\n');
+      const w = Math.max(...keys.map((k) => k.key.length));
+      for (const k of keys) ctx.io.out(`  ${k.key.padEnd(w)}  ${k.type.padEnd(16)} ${k.label ?? ''}\n`);
+    } else ctx.io.out('State loaded from the state file; its keys are those of the seed it was created from.\n');
+    ctx.io.out(`Try: NOTEVOX_BASE_URL=${sandbox.baseUrl} NOTEVOX_API_KEY=<key> notevox notes list\n`);
+  }
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  ctx.io.err('sandbox: shutting down\n');
+  await sandbox.close();
+  return 0;
+}
+
+export async function seedExample(ctx: Context): Promise<void> {
+  const { demoSeed } = await import('../../sandbox/demo-seed.js');
+  ctx.io.out(JSON.stringify(demoSeed, null, 2) + '\n');
+}

@@ -1,0 +1,63 @@
+import { endpoint } from '../../contract/endpoints.js';
+import { ApiError } from '../../client/errors.js';
+import { CliError, EXIT, UsageError } from '../../errors.js';
+import type { Column } from '../../io/render.js';
+import { printList, printObject } from '../list.js';
+import { resolveWorkspace } from '../resolve.js';
+import type { Context } from '../types.js';
+import { checkId } from '../notes/run-more.js';
+
+const TEMPLATE_COLUMNS: Column[] = [
+  { key: 'id', header: 'ID', kind: 'number' },
+  { key: 'title', header: 'TITLE', maxWidth: 40 },
+  { key: 'ownerType', header: 'OWNER' },
+  { key: 'sections', header: 'SECTIONS', kind: 'number', get: (t) => (t.sections ?? []).length },
+  { key: 'createdAt', header: 'CREATED', kind: 'time' },
+];
+
+const TEMPLATE_DETAIL: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'title', header: 'Title' },
+  { key: 'description', header: 'Description' },
+  { key: 'ownerType', header: 'Owner' },
+  { key: 'sections', header: 'Sections', get: (t) => (t.sections ?? []).map((s: { title: string }) => s.title).join(', ') },
+  { key: 'createdAt', header: 'Created', kind: 'time' },
+];
+
+interface ListFlags {
+  managed?: boolean;
+  owner?: 'user' | 'workspace' | 'org';
+  workspace?: string;
+}
+
+/** Which of the eight template lists the flags ask for. */
+async function pickList(ctx: Context, flags: ListFlags): Promise<{ id: string; params?: Record<string, string> }> {
+  if (flags.managed && (flags.owner || flags.workspace !== undefined)) throw new UsageError('--managed cannot be combined with --owner or --workspace', 'Managed templates have no owner; pick one list.');
+  if (flags.workspace !== undefined && flags.owner && flags.owner !== 'workspace')
+    throw new UsageError(`--workspace lists workspace templates; it cannot be combined with --owner ${flags.owner}`, 'Drop one of the two.');
+  if (flags.managed) return { id: 'templates.managed' };
+  if (flags.workspace === '-') return { id: 'templates.allWorkspaces' };
+  if (flags.workspace !== undefined) return { id: 'templates.workspace', params: { workspaceGuid: await resolveWorkspace(ctx, flags.workspace) } };
+  if (flags.owner === 'user') return { id: 'templates.user' };
+  if (flags.owner === 'workspace') return { id: 'templates.workspaceMe' };
+  if (flags.owner === 'org') return { id: 'templates.organization' };
+  return { id: 'templates.list' };
+}
+
+export async function list(ctx: Context, flags: ListFlags): Promise<void> {
+  const which = await pickList(ctx, flags);
+  const client = await ctx.client();
+  const res = await client.call<{ content: object[] }>(endpoint(which.id), { params: which.params }).catch((e: unknown) => {
+    if (which.id === 'templates.workspaceMe' && e instanceof ApiError && e.status === 404)
+      throw new CliError('this key is bound to no workspace', { exitCode: EXIT.NOT_FOUND, hint: 'Name one with --workspace WS, or pass --workspace - for every workspace the key reaches.' });
+    throw e;
+  });
+  await printList(ctx, res.data.content, TEMPLATE_COLUMNS);
+}
+
+export async function get(ctx: Context, id: string): Promise<void> {
+  const templateId = checkId(id, 'template id');
+  const client = await ctx.client();
+  const res = await client.call<object>(endpoint('templates.get'), { params: { templateId } });
+  await printObject(ctx, res.data, TEMPLATE_DETAIL);
+}

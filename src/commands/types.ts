@@ -1,0 +1,46 @@
+import type { ApiClient } from '../client/client.js';
+import type { ConfigStore } from '../config/store.js';
+import type { ResolvedCredentials } from '../config/resolve.js';
+import type { IOStreams } from '../io/iostreams.js';
+import type { Prompter } from '../io/prompter.js';
+import type { OutputOptions } from '../io/render.js';
+
+/** Options every command accepts (defined once on the root program). */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  output?: string;
+  json?: boolean;
+  fields?: string;
+  query?: string;
+  debug?: boolean;
+  color?: boolean;
+  input?: boolean;
+  timeout?: string;
+  maxRetries?: string;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+/** What a command receives: no command reaches for process globals itself, so tests can swap any of these. */
+export interface Context {
+  io: IOStreams;
+  env: NodeJS.ProcessEnv;
+  globals: GlobalOptions;
+  /** Output format and filters chosen by -o/--json/--fields/--query (or the `output` setting). */
+  output: OutputOptions;
+  clock: Clock;
+  config(): Promise<ConfigStore>;
+  credentials(): Promise<ResolvedCredentials>;
+  /** The API client for the resolved profile; fails with exit 3 when an API call needs a key and none is set. */
+  client(): Promise<ApiClient>;
+  prompter(): Promise<Prompter>;
+  /** Aborted on Ctrl-C. */
+  signal: AbortSignal;
+  /** Run `fn` on Ctrl-C before exiting with 130 (e.g. delete a half-created job). Returns an unregister function. */
+  onInterrupt(fn: () => Promise<void> | void): () => void;
+  /** For long-running commands that shut down by themselves on Ctrl-C/SIGTERM: the signal is only aborted, no exit. */
+  takeOverInterrupt(): void;
+}

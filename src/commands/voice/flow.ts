@@ -1,0 +1,162 @@
+import type { ApiClient } from '../../client/client.js';
+import { isCI } from '../../io/iostreams.js';
+import { formatBytes, formatDuration } from '../../io/progress.js';
+import type { Context } from '../types.js';
+import { completeUpload, createJob, deleteJob, once, uploadWithRetries, waitForJob, type UploadReporter, type VoiceJob } from './job.js';
+import type { AudioFile } from './preflight.js';
+
+/**
+ * One file through a job, with Ctrl-C handled: before upload-complete the job is deleted (nothing is left
+ * behind); after it the job keeps running and the command to resume is printed.
+ */
+
+export interface JobEvents {
+  created(id: string): void;
+  upload: UploadReporter & { done(): void };
+  uploaded(job: VoiceJob): void;
+  status(job: VoiceJob, elapsedMs: number): void;
+  /** The job was deleted because its upload did not complete (interrupt or failure). */
+  deleted(id: string): void;
+}
+
+export interface JobRequest {
+  workspaceGuid?: string;
+  locale?: string;
+  translate: string[];
+}
+
+export const resumeCommand = (id: string, extra = '') => `notevox voice wait ${id}${extra}`;
+
+/** Create, upload and complete; returns the job as upload-complete left it (UPLOADED or later). */
+export async function submitFile(ctx: Context, client: ApiClient, file: AudioFile, req: JobRequest, ev: JobEvents): Promise<VoiceJob> {
+  const created = await createJob(client, req);
+  ev.created(created.id);
+  const discard = once(async () => {
+    try {
+      await deleteJob(client, created.id);
+      ev.deleted(created.id);
+    } catch {
+      // best effort: the job was never started and expires with its upload URL
+    }
+  });
+  const unregister = ctx.onInterrupt(discard);
+  // Start the DELETE the moment Ctrl-C aborts, before anything else of the shutdown runs.
+  const onAbort = () => void discard();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await uploadWithRetries(ctx, client, created.uploadUri, file, ev.upload);
+    ev.upload.done();
+    const job = await completeUpload(client, created.id);
+    ev.uploaded(job);
+    return job;
+  } catch (e) {
+    await discard();
+    throw e;
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+    unregister();
+  }
+}
+
+/** Poll to the end; on Ctrl-C say how to resume. */
+export async function waitWithResumeHint(
+  ctx: Context,
+  client: ApiClient,
+  id: string,
+  o: { timeoutMs: number; resume: string; onStatus: JobEvents['status'] },
+): Promise<VoiceJob> {
+  const hint = once(() => ctx.io.info(`Job ${id} keeps running on the service. Resume with: ${o.resume}`));
+  const unregister = ctx.onInterrupt(hint);
+  try {
+    return await waitForJob(ctx, client, id, { timeoutMs: o.timeoutMs, onStatus: o.onStatus });
+  } catch (e) {
+    if (ctx.signal.aborted) await hint();
+    throw e;
+  } finally {
+    unregister();
+  }
+}
+
+/** Whether stderr redraws (spinners and progress bars) rather than printing lines. */
+export function interactive(ctx: Context): boolean {
+  return ctx.io.isStderrTTY && ctx.io.env.TERM !== 'dumb' && !isCI(ctx.io.env);
+}
+
+const seconds = (ms: number) => formatDuration(ms / 1000);
+export const audioLength = (job: VoiceJob) => (job.durationSeconds !== null ? `${job.durationSeconds.toFixed(1)} s of audio` : 'length unknown');
+
+/** A status display for one job: spinner (or lines on a non-interactive stderr) and the upload progress bar. */
+export function singleJobView(ctx: Context, file?: AudioFile) {
+  const live = interactive(ctx);
+  let spinner: ReturnType<Context['io']['spinner']> | undefined;
+  let ticker: NodeJS.Timeout | undefined;
+  let bar: ReturnType<Context['io']['progress']> | undefined;
+  let sent = 0;
+  let uploadStarted = 0;
+  let lastStatus: string | undefined;
+  let statusText = '';
+  let since = 0;
+  /** Show the wait for a job from here on (a spinner with the status and the time waited). */
+  const waiting = (id: string, status: string) => {
+    since = Date.now();
+    statusText = status;
+    if (!live) return;
+    spinner = ctx.io.spinner(`Job ${id}: ${status}`);
+    ticker = setInterval(() => spinner?.text(`Job ${id}: ${statusText} · ${seconds(Date.now() - since)}`), 1000);
+    ticker.unref();
+  };
+  const stopTicker = () => {
+    if (ticker) clearInterval(ticker);
+    ticker = undefined;
+  };
+  const events: JobEvents = {
+    created(id) {
+      ctx.io.success(`Created voice job ${id}`);
+      uploadStarted = Date.now();
+      if (file) bar = ctx.io.progress({ total: file.size, unit: 'bytes', label: `Uploading ${file.name}` });
+    },
+    upload: {
+      progress(n) {
+        bar?.tick(n - sent);
+        sent = n;
+      },
+      retry(attempt, reason) {
+        bar?.tick(-sent);
+        sent = 0;
+        bar?.addRetry();
+        if (!live) ctx.io.info(`Upload failed (${reason}); starting over (attempt ${attempt})`);
+      },
+      done() {
+        if (file) bar?.done(`Uploaded ${file.name} (${formatBytes(file.size)}) in ${seconds(Date.now() - uploadStarted)}`);
+      },
+    },
+    uploaded(job) {
+      waiting(job.id, job.status);
+    },
+    status(job, elapsedMs) {
+      statusText = job.status;
+      if (live) spinner?.text(`Job ${job.id}: ${job.status} · ${seconds(elapsedMs)}`);
+      else if (job.status !== lastStatus && job.status !== 'COMPLETED' && job.status !== 'FAILED') ctx.io.info(`Job ${job.id}: ${job.status} (${seconds(elapsedMs)})`);
+      lastStatus = job.status;
+    },
+    deleted(id) {
+      bar?.done();
+      ctx.io.info(`Deleted job ${id}: its upload did not complete.`);
+    },
+  };
+  return {
+    events,
+    /** Show the wait for a job submitted earlier (`voice wait`). */
+    watch: (id: string) => waiting(id, 'waiting'),
+    finish(job: VoiceJob | undefined, elapsedMs: number) {
+      stopTicker();
+      if (!job) return spinner?.stop();
+      const line = `Job ${job.id} ${job.status} after ${seconds(elapsedMs)} (${audioLength(job)})`;
+      if (job.status === 'COMPLETED') {
+        if (spinner) spinner.succeed(line);
+        else ctx.io.success(line);
+      } else if (spinner) spinner.fail(line);
+      else ctx.io.info(line);
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import type { Command } from 'commander';
+import { LIMITS } from '../../contract/limits.js';
+import { action, examples } from '../shared.js';
+
+const JOB = '3f2b8c1e-4d5a-4e6f-9a7b-8c9d0e1f2a3b';
+const uploadMb = LIMITS.uploadMaxBytes / 1e6;
+const maxHours = LIMITS.audioMaxSeconds / 3600;
+const TIMEOUT_HELP = 'how long to wait for the job, e.g. 90s, 30m, 2h (default 2h); the per-request timeout then comes from the `timeout` setting';
+const FORMAT_HELP = 'text (the transcript), json (transcript, translations, summary) or srt (subtitles); -o json/--json also select json';
+
+/** Options that shape how a finished job is shown and saved. */
+function resultOptions(cmd: Command): Command {
+  return cmd
+    .option('--format <mode>', FORMAT_HELP)
+    .option('--out <dir>', 'also write transcript.txt/.json/.srt, translation-<locale>.txt and summary.md to this directory')
+    .option('--summary', 'print the paragraph summary after the transcript (json: a "summary" field)')
+    .option('--timeout <duration>', TIMEOUT_HELP);
+}
+
+export function registerVoice(program: Command): void {
+  const voice = program.command('voice').description('voice file jobs: upload a recording, get its transcript, translations and summary');
+  const load = () => import('./run.js');
+
+  examples(
+    resultOptions(
+      voice
+        .command('upload <file>')
+        .description(
+          `transcribe a recording: checks it (WAV, MP3 or MP4/M4A by content, at most ${uploadMb} MB and ${maxHours} hours), creates a job, uploads, waits, prints the transcript (exit 9 if the job FAILED)`,
+        )
+        .option('--locale <ll_CC>', 'the language spoken, e.g. en_US')
+        .option('--translate <ll_CC,...>', `also translate into these locales (at most ${LIMITS.translationLocalesMax})`)
+        .option('--workspace <ws>', 'workspace for the job (guid or exact name); needed for keys bound to no workspace')
+        .option('--no-wait', 'return after the upload; print the job id (finish with `notevox voice wait`)'),
+    ).action(action(load, 'upload')),
+    [
+      'notevox voice upload meeting.m4a --locale en_US',
+      'notevox voice upload call.mp3 --translate ko_KR,ja_JP --out results/',
+      'notevox voice upload interview.wav --format srt > interview.srt',
+      'notevox voice upload big.wav --no-wait --workspace "Product Team"',
+    ],
+  );
+
+  examples(resultOptions(voice.command('wait <job>').description('wait for a job to finish and print its transcript (resumes an interrupted upload command)')).action(action(load, 'wait')), [
+    `notevox voice wait ${JOB}`,
+    `notevox voice wait ${JOB} --out results/ --timeout 30m`,
+  ]);
+
+  examples(voice.command('status <job>').description("show a job's status, times and error message").action(action(load, 'status')), [
+    `notevox voice status ${JOB}`,
+    `notevox voice status ${JOB} --json --query status`,
+  ]);
+
+  examples(
+    voice
+      .command('transcript <job>')
+      .description("print a completed job's transcript")
+      .option('--format <mode>', FORMAT_HELP)
+      .action(action(load, 'transcript')),
+    [`notevox voice transcript ${JOB}`, `notevox voice transcript ${JOB} --format srt > subtitles.srt`],
+  );
+
+  examples(voice.command('translations <job>').description("list a completed job's translations").action(action(load, 'translations')), [
+    `notevox voice translations ${JOB}`,
+    `notevox voice translations ${JOB} --json`,
+  ]);
+
+  examples(voice.command('translation <job> <locale>').description('print one translation (a locale the job was created with)').action(action(load, 'translation')), [
+    `notevox voice translation ${JOB} ko_KR`,
+  ]);
+
+  examples(
+    voice
+      .command('summary <job>')
+      .description("print the paragraph summary of a completed job's transcript (Markdown)")
+      .option('--locale <ll_CC>', "the summary of this translation instead")
+      .action(action(load, 'summary')),
+    [`notevox voice summary ${JOB}`, `notevox voice summary ${JOB} --locale ko_KR`],
+  );
+
+  examples(voice.command('delete <job>').description('delete a job (cancels it when it is still processing)').action(action(load, 'remove')), [
+    `notevox voice delete ${JOB}`,
+  ]);
+
+  examples(
+    voice
+      .command('transcribe <paths...>')
+      .description('transcribe many recordings (files or directories), a few at a time; results go to DIR/<name>/ and files already done are skipped')
+      .option('--out <dir>', 'directory for the results (required)')
+      .option('--locale <ll_CC>', 'the language spoken, e.g. en_US')
+      .option('--translate <ll_CC,...>', `also translate into these locales (at most ${LIMITS.translationLocalesMax})`)
+      .option('--workspace <ws>', 'workspace for the jobs (guid or exact name); needed for keys bound to no workspace')
+      .option('--concurrency <n>', 'files processed at the same time (default 2)')
+      .option('--timeout <duration>', TIMEOUT_HELP)
+      .action(action(load, 'transcribe')),
+    ['notevox voice transcribe recordings/ --out transcripts/', 'notevox voice transcribe a.mp3 b.wav c.m4a --out out/ --concurrency 3 --translate de_DE'],
+  );
+}

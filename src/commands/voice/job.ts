@@ -1,0 +1,186 @@
+import { endpoint } from '../../contract/endpoints.js';
+import type { ApiClient } from '../../client/client.js';
+import { ApiError, NetworkError } from '../../client/errors.js';
+import { CliError, EXIT } from '../../errors.js';
+import { formatDuration } from '../../io/progress.js';
+import { resolveWorkspace } from '../resolve.js';
+import type { Context } from '../types.js';
+import type { AudioFile } from './preflight.js';
+
+/** The life of one voice job seen from the CLI: workspace, create, upload (with retries), complete, poll. */
+
+export type JobStatus = 'CREATED' | 'UPLOADED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
+
+export interface VoiceJob {
+  id: string;
+  status: JobStatus;
+  workspaceGuid: string | null;
+  createdAt: string;
+  fileUploadedAt: string | null;
+  processStartedAt: string | null;
+  processCompletedAt: string | null;
+  errorMessage: string | null;
+  durationSeconds: number | null;
+  transcriptLocaleHints: string[];
+  translationLocales: string[];
+}
+
+interface CreatedJob extends Pick<VoiceJob, 'id' | 'workspaceGuid' | 'translationLocales'> {
+  uploadUri: string;
+}
+
+export const isFinal = (s: JobStatus) => s === 'COMPLETED' || s === 'FAILED';
+
+export const POLL = { firstMs: 1000, capMs: 30_000, factor: 1.5, jitter: 0.2, maxConsecutiveErrors: 5 } as const;
+export const UPLOAD_RETRIES = 3;
+const UPLOAD_BACKOFF_MS = 1000;
+
+/** Failures worth another try: 5xx, 429, or no response at all. */
+export const isTransient = (e: unknown) => e instanceof NetworkError || (e instanceof ApiError && (e.status >= 500 || e.status === 429));
+
+/** Wait `ms`, cut short by Ctrl-C. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A function that runs `fn` once; later calls share the first call's promise. */
+export function once(fn: () => Promise<void> | void): () => Promise<void> {
+  let p: Promise<void> | undefined;
+  return () => (p ??= Promise.resolve().then(fn));
+}
+
+interface WorkspaceLite {
+  guid: string;
+  name: string;
+  voiceFileEnabled: boolean;
+}
+
+/**
+ * The workspaceGuid for a new job: --workspace (guid or name) when given; nothing for a key bound to a workspace
+ * (the service uses that one); for an unbound key a choice among the voice-enabled workspaces it reaches, asked
+ * on a terminal, else exit 10 naming --workspace and listing them.
+ */
+export async function jobWorkspace(ctx: Context, client: ApiClient, flag: string | undefined): Promise<string | undefined> {
+  if (flag) return resolveWorkspace(ctx, flag);
+  const me = (await client.call<{ keyType: string; workspaceGuid: string | null }>(endpoint('auth.me'))).data;
+  if (me.workspaceGuid) return undefined;
+  const all = (await client.call<{ content: WorkspaceLite[] }>(endpoint('auth.workspaces'))).data.content;
+  const choices = all.filter((w) => w.voiceFileEnabled);
+  if (choices.length === 0)
+    throw new CliError('no workspace this key reaches has voice file jobs enabled', { exitCode: EXIT.FORBIDDEN, hint: 'An admin must enable voice file jobs for a workspace.' });
+  const listed = choices.map((w) => `${w.guid} (${w.name})`).join(', ');
+  if (!ctx.io.canPrompt) {
+    throw new CliError(`this ${me.keyType.toLowerCase()} key is bound to no workspace, so the job needs one and prompting is not allowed here`, {
+      exitCode: EXIT.INPUT_NEEDED,
+      hint: `Pass --workspace with one of: ${listed}.`,
+    });
+  }
+  const prompter = await ctx.prompter();
+  return prompter.select({
+    message: 'Workspace for the voice job',
+    choices: choices.map((w) => ({ name: `${w.name} (${w.guid})`, value: w.guid })),
+    flag: '--workspace',
+  });
+}
+
+export async function createJob(client: ApiClient, o: { workspaceGuid?: string; locale?: string; translate: string[] }): Promise<CreatedJob> {
+  const body: Record<string, unknown> = { translationLocales: o.translate };
+  if (o.locale) body.transcriptLocaleHints = [o.locale];
+  if (o.workspaceGuid) body.workspaceGuid = o.workspaceGuid;
+  return (await client.call<CreatedJob>(endpoint('voice.create'), { body })).data;
+}
+
+export interface UploadReporter {
+  /** Bytes sent so far in this attempt. */
+  progress(sent: number): void;
+  /** The attempt failed and the upload restarts from the first byte. */
+  retry(attempt: number, reason: string): void;
+}
+
+/** PUT the file to the signed URL, streamed from disk; a failed attempt restarts from the start (the URL stays valid). */
+export async function uploadWithRetries(ctx: Context, client: ApiClient, uri: string, file: AudioFile, report: UploadReporter): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.upload(uri, { file: file.path, size: file.size, contentType: file.contentType, onProgress: report.progress, signal: ctx.signal });
+      return;
+    } catch (e) {
+      if (ctx.signal.aborted || !isTransient(e) || attempt > UPLOAD_RETRIES) throw e;
+      report.retry(attempt + 1, (e as Error).message);
+      await sleep(UPLOAD_BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2), ctx.signal);
+    }
+  }
+}
+
+/** upload-complete; a 409 after a lost response means the first attempt landed: the job's status tells. */
+export async function completeUpload(client: ApiClient, id: string): Promise<VoiceJob> {
+  try {
+    return (await client.call<VoiceJob>(endpoint('voice.uploadComplete'), { params: { jobId: id } })).data;
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 409)) throw e;
+    const job = await getJob(client, id);
+    if (job.status === 'CREATED') throw e;
+    return job;
+  }
+}
+
+export async function getJob(client: ApiClient, id: string): Promise<VoiceJob> {
+  return (await client.call<VoiceJob>(endpoint('voice.get'), { params: { jobId: id } })).data;
+}
+
+export async function deleteJob(client: ApiClient, id: string): Promise<void> {
+  await client.call(endpoint('voice.delete'), { params: { jobId: id } });
+}
+
+/** Delay before the next poll: ×1.5 from 1 s up to 30 s, ±20 % jitter. */
+export function nextPollDelay(previousMs: number | undefined, random: () => number = Math.random): { base: number; wait: number } {
+  const base = previousMs === undefined ? POLL.firstMs : Math.min(POLL.capMs, previousMs * POLL.factor);
+  return { base, wait: Math.round(base * (1 - POLL.jitter + 2 * POLL.jitter * random())) };
+}
+
+/**
+ * Poll until COMPLETED or FAILED. The delay grows from 1 s to a 30 s cap and starts over when the status changes;
+ * transient failures are tolerated (up to 5 in a row); past `timeoutMs` the job is left running (exit 8).
+ */
+export async function waitForJob(ctx: Context, client: ApiClient, id: string, o: { timeoutMs: number; onStatus: (job: VoiceJob, elapsedMs: number) => void }): Promise<VoiceJob> {
+  const started = Date.now();
+  let delay: number | undefined;
+  let last: JobStatus | undefined;
+  let errors = 0;
+  for (;;) {
+    try {
+      const job = await getJob(client, id);
+      errors = 0;
+      if (job.status !== last) delay = undefined;
+      last = job.status;
+      o.onStatus(job, Date.now() - started);
+      if (isFinal(job.status)) return job;
+    } catch (e) {
+      if (ctx.signal.aborted || !isTransient(e) || ++errors >= POLL.maxConsecutiveErrors) throw e;
+    }
+    const next = nextPollDelay(delay);
+    delay = next.base;
+    if (Date.now() - started + next.wait > o.timeoutMs) {
+      throw new CliError(`gave up waiting after ${formatDuration(o.timeoutMs / 1000)}: job ${id} is still ${last ?? 'unknown'}`, {
+        exitCode: EXIT.UNAVAILABLE,
+        hint: `It keeps running; resume with \`notevox voice wait ${id}\` (raise --timeout to wait longer).`,
+      });
+    }
+    await sleep(next.wait, ctx.signal);
+  }
+}
+
+/** Exit 9 with the job's errorMessage. */
+export function jobFailed(job: VoiceJob): CliError {
+  return new CliError(`voice job ${job.id} FAILED: ${job.errorMessage ?? 'no reason given'}`, { exitCode: EXIT.JOB_FAILED });
+}

@@ -1,0 +1,77 @@
+import { LIMITS } from '../../contract/limits.js';
+import { UsageError } from '../../errors.js';
+import type { Context } from '../types.js';
+
+/** Flag parsing shared by the voice commands: everything is checked before any request. */
+
+export const OUTPUT_MODES = ['text', 'json', 'srt'] as const;
+export type OutputMode = (typeof OUTPUT_MODES)[number];
+
+/** Default of --timeout for waiting on a job. */
+export const DEFAULT_WAIT = '2h';
+
+export function checkJobId(id: string): string {
+  if (!LIMITS.uuidPattern.test(id)) throw new UsageError(`"${id}" is not a voice job id`, 'A job id is a UUID, as printed by `notevox voice upload`.');
+  return id.toLowerCase();
+}
+
+export function checkLocale(flag: string, value: string): string {
+  if (!LIMITS.localePattern.test(value)) throw new UsageError(`${flag} "${value}" is not a locale`, 'Use the form ll_CC, e.g. en_US, ko_KR, ja_JP.');
+  return value;
+}
+
+/** `--translate ko_KR,ja_JP`: distinct locales, at most LIMITS.translationLocalesMax. */
+export function parseTranslate(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const locales = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))].map((l) => checkLocale('--translate', l));
+  if (locales.length > LIMITS.translationLocalesMax)
+    throw new UsageError(`--translate names ${locales.length} locales`, `A job takes at most ${LIMITS.translationLocalesMax} translation locales.`);
+  return locales;
+}
+
+const UNITS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+
+/** "90" (seconds), "90s", "30m", "2h", "1h30m" → milliseconds. */
+export function parseDuration(flag: string, value: string): number {
+  const text = value.trim().toLowerCase();
+  let ms = 0;
+  if (/^\d+(\.\d+)?$/.test(text)) ms = Number(text) * 1000;
+  else {
+    const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+    if (!parts.length || parts.map((p) => p[0]).join('') !== text) throw new UsageError(`${flag} "${value}" is not a duration`, 'Use e.g. 90s, 30m, 2h or 1h30m (a bare number is seconds).');
+    for (const [, n, unit] of parts) ms += Number(n) * UNITS[unit];
+  }
+  if (!(ms > 0)) throw new UsageError(`${flag} "${value}" must be longer than zero`);
+  return ms;
+}
+
+/**
+ * The voice commands' `--timeout` is how long to wait for a job. The root program also knows `--timeout`
+ * (seconds per request) and reads it first, so the value arrives in the global options: take it from there
+ * and leave the per-request timeout to the `timeout` setting.
+ */
+export function takeWaitTimeout(ctx: Context, local: string | undefined): number {
+  const raw = local ?? ctx.globals.timeout ?? DEFAULT_WAIT;
+  ctx.globals.timeout = undefined;
+  return parseDuration('--timeout', raw);
+}
+
+/** --format, else -o json / --json, else text. */
+export function outputMode(ctx: Context, format: string | undefined): OutputMode {
+  if (format !== undefined) {
+    if (!(OUTPUT_MODES as readonly string[]).includes(format)) throw new UsageError(`--format "${format}" is not one of ${OUTPUT_MODES.join(', ')}`);
+    return format as OutputMode;
+  }
+  return ctx.output.format === 'json' || ctx.output.format === 'ndjson' ? 'json' : 'text';
+}
+
+export function parseConcurrency(value: string | undefined): number {
+  const n = Number(value ?? 2);
+  if (!Number.isInteger(n) || n < 1 || n > 16) throw new UsageError(`--concurrency "${value}" must be a whole number from 1 to 16`);
+  return n;
+}
+
+/** A path as one shell word (for commands printed to copy and paste). */
+export function shellWord(value: string): string {
+  return /^[\w./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,119 @@
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { endpoint } from '../../contract/endpoints.js';
+import type { ApiClient } from '../../client/client.js';
+import { renderObject } from '../../io/render.js';
+import type { Context } from '../types.js';
+import type { VoiceJob } from './job.js';
+import type { OutputMode } from './options.js';
+
+/** A finished job's results: fetched, printed as text/json/srt, and written to --out DIR. */
+
+export interface Paragraph {
+  index: number;
+  startTimeMillis: number;
+  endTimeMillis: number;
+  speakerLabel: string | null;
+  text: string;
+}
+
+export interface Transcript {
+  jobId: string;
+  locale: string;
+  text: string;
+  paragraphs: Paragraph[];
+}
+
+export interface Translation {
+  jobId: string;
+  locale: string;
+  text: string;
+}
+
+export interface ParagraphSummary {
+  jobId: string;
+  locale: string;
+  summary: { type: string; content: string };
+}
+
+export interface Results {
+  transcript: Transcript;
+  /** Every translation the job was created with. */
+  translations: Translation[];
+  summary?: ParagraphSummary;
+}
+
+/** The transcript, the job's translations, and (when asked) the paragraph summary. */
+export async function fetchResults(client: ApiClient, job: VoiceJob, o: { summary: boolean }): Promise<Results> {
+  const params = { jobId: job.id };
+  const [transcript, translations, summary] = await Promise.all([
+    client.call<Transcript>(endpoint('voice.transcript'), { params }),
+    job.translationLocales.length ? client.call<{ content: Translation[] }>(endpoint('voice.translations'), { params }) : undefined,
+    o.summary ? client.call<ParagraphSummary>(endpoint('voice.summary'), { params }) : undefined,
+  ]);
+  return { transcript: transcript.data, translations: translations?.data.content ?? [], summary: summary?.data };
+}
+
+/** 1200 → "00:00:01,200" (SubRip). */
+export function srtTime(ms: number): string {
+  const t = Math.max(0, Math.round(ms));
+  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${pad(Math.floor(t / 3_600_000))}:${pad(Math.floor(t / 60_000) % 60)}:${pad(Math.floor(t / 1000) % 60)},${pad(t % 1000, 3)}`;
+}
+
+/** Paragraphs as SubRip cues, speakers as a "Label: " prefix. */
+export function toSrt(t: Transcript): string {
+  return t.paragraphs
+    .map((p, i) => `${i + 1}\n${srtTime(p.startTimeMillis)} --> ${srtTime(p.endTimeMillis)}\n${p.speakerLabel ? `${p.speakerLabel}: ` : ''}${p.text.trim()}\n`)
+    .join('\n');
+}
+
+const withNewline = (s: string) => (s === '' || s.endsWith('\n') ? s : s + '\n');
+
+/** The JSON document of `-o json`: the transcript, plus translations and summary when there are any. */
+export function resultsJson(r: Results): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...r.transcript };
+  if (r.translations.length) out.translations = r.translations.map(({ locale, text }) => ({ locale, text }));
+  if (r.summary) out.summary = { locale: r.summary.locale, ...r.summary.summary };
+  return out;
+}
+
+export function printResults(ctx: Context, r: Results, mode: OutputMode): void {
+  if (mode === 'json') return renderObject(ctx.io, resultsJson(r), { ...ctx.output, format: 'json' });
+  if (r.transcript.paragraphs.length === 0) ctx.io.info('The transcript is empty: no speech was found in the recording.');
+  if (mode === 'srt') return ctx.io.out(toSrt(r.transcript));
+  ctx.io.out(withNewline(r.transcript.text));
+  if (r.summary) ctx.io.out('\n' + withNewline(r.summary.summary.content));
+}
+
+/** Write `text` to `path` through a temporary file and a rename: readers never see half a file. */
+export async function writeAtomically(path: string, text: string): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}`;
+  try {
+    await writeFile(tmp, text);
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** The file that is written last: when it exists, the directory holds complete results. */
+export const COMPLETE_MARKER = 'transcript.json';
+
+/**
+ * transcript.txt/.srt/.json, translation-<locale>.txt and summary.md in `dir`; transcript.json last, so that a
+ * directory with it is complete (batch runs skip such files). Returns the names written.
+ */
+export async function writeResults(dir: string, r: Results): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const files: Array<[string, string]> = [
+    ...r.translations.map((t): [string, string] => [`translation-${t.locale.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`, withNewline(t.text)]),
+    ...(r.summary ? [['summary.md', withNewline(r.summary.summary.content)] as [string, string]] : []),
+    ['transcript.txt', withNewline(r.transcript.text)],
+    ['transcript.srt', toSrt(r.transcript)],
+    [COMPLETE_MARKER, JSON.stringify(r.transcript, null, 2) + '\n'],
+  ];
+  for (const [name, text] of files) await writeAtomically(join(dir, name), text);
+  return files.map(([name]) => name);
+}

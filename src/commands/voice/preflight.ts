@@ -1,0 +1,72 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { LIMITS } from '../../contract/limits.js';
+import { UsageError } from '../../errors.js';
+import { formatBytes } from '../../io/progress.js';
+import { describeHead, formatHours, readHead, sniffAudio, type SniffedAudio } from '../../sandbox/voice/sniff.js';
+
+/** What `voice upload` checks before it creates anything: the file exists, is audio by its content, and fits the limits. */
+
+export interface AudioFile extends SniffedAudio {
+  path: string;
+  name: string;
+  size: number;
+  /** Undefined when the header does not tell it cheaply (the service then decides). */
+  durationSeconds?: number;
+}
+
+const FORMAT_HINT = 'The format is read from the content, not the file name: convert it to MP3, WAV or M4A (e.g. `ffmpeg -i input output.mp3`).';
+
+export async function preflight(path: string): Promise<AudioFile> {
+  const st = await stat(path).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') throw new UsageError(`${path}: no such file`);
+    throw new UsageError(`cannot read ${path}: ${e.code ?? e.message}`);
+  });
+  if (st.isDirectory()) throw new UsageError(`${path} is a directory`, 'Upload a file, or use `notevox voice transcribe DIR` for every recording in it.');
+  if (!st.isFile()) throw new UsageError(`${path} is not a regular file`);
+  if (st.size === 0) throw new UsageError(`${path} is empty`);
+  if (st.size > LIMITS.uploadMaxBytes)
+    throw new UsageError(`${path} is ${formatBytes(st.size)}; uploads are limited to ${LIMITS.uploadMaxBytes / 1e6} MB`, 'Compress it (e.g. to MP3) or split it into parts.');
+  const head = await readHead(path).catch((e: NodeJS.ErrnoException) => {
+    throw new UsageError(`cannot read ${path}: ${e.code === 'EACCES' ? 'permission denied' : (e.code ?? e.message)}`);
+  });
+  const sniffed = sniffAudio(head);
+  if (!sniffed) throw new UsageError(`${path} is not WAV, MP3 or MP4/M4A audio (${describeHead(head)})`, FORMAT_HINT);
+  const durationSeconds = await headerDuration(path, sniffed, st.size);
+  if (durationSeconds !== undefined && durationSeconds > LIMITS.audioMaxSeconds)
+    throw new UsageError(`${path} is ${formatHours(durationSeconds)} long; voice file jobs take at most ${LIMITS.audioMaxSeconds / 3600} hours`, 'Split the recording into parts.');
+  return { ...sniffed, path, name: basename(path), size: st.size, durationSeconds };
+}
+
+/** Extensions music-metadata picks its parser by; a file whose name says otherwise is parsed by its content instead. */
+const EXTENSIONS: Record<SniffedAudio['kind'], string[]> = {
+  wav: ['.wav', '.wave'],
+  mp3: ['.mp3', '.mp2', '.mpga'],
+  mp4: ['.m4a', '.m4b', '.mp4', '.m4v', '.mov'],
+};
+
+/**
+ * The duration from the file's headers (music-metadata without a full scan). By path it reads only the headers,
+ * but it chooses the parser by the file name: a misnamed file is streamed with the sniffed type instead.
+ */
+async function headerDuration(path: string, sniffed: SniffedAudio, size: number): Promise<number | undefined> {
+  const { parseFile, parseStream } = await import('music-metadata');
+  const options = { duration: false, skipCovers: true };
+  try {
+    let meta;
+    if (EXTENSIONS[sniffed.kind].includes(extname(path).toLowerCase())) meta = await parseFile(path, options);
+    else {
+      const stream = createReadStream(path);
+      try {
+        meta = await parseStream(stream, { mimeType: sniffed.contentType, size }, options);
+      } finally {
+        stream.destroy();
+      }
+    }
+    const d = meta.format.duration;
+    return d !== undefined && Number.isFinite(d) ? d : undefined;
+  } catch (e) {
+    throw new UsageError(`${path} looks like ${sniffed.label} but cannot be read: ${(e as Error).message.split(path).join('the file')}`, FORMAT_HINT);
+  }
+}

@@ -1,0 +1,146 @@
+import type { ApiClient } from '../../client/client.js';
+import { endpoint } from '../../contract/endpoints.js';
+import { renderObject, type Column } from '../../io/render.js';
+import { printList, printObject } from '../list.js';
+import type { Context } from '../types.js';
+import { resumeCommand, singleJobView, submitFile, waitWithResumeHint } from './flow.js';
+import { deleteJob, getJob, jobFailed, jobWorkspace, type VoiceJob } from './job.js';
+import { checkJobId, checkLocale, outputMode, parseTranslate, shellWord, takeWaitTimeout, type OutputMode } from './options.js';
+import { fetchResults, printResults, writeResults, type ParagraphSummary, type Transcript, type Translation } from './output.js';
+import { preflight } from './preflight.js';
+
+export { transcribe } from './batch.js';
+
+export const JOB_COLUMNS: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'status', header: 'STATUS' },
+  { key: 'workspaceGuid', header: 'WORKSPACE' },
+  { key: 'durationSeconds', header: 'SECONDS', kind: 'number' },
+  { key: 'transcriptLocaleHints', header: 'LOCALE', kind: 'list' },
+  { key: 'translationLocales', header: 'TRANSLATIONS', kind: 'list' },
+  { key: 'createdAt', header: 'CREATED', kind: 'time' },
+  { key: 'fileUploadedAt', header: 'UPLOADED', kind: 'time' },
+  { key: 'processStartedAt', header: 'STARTED', kind: 'time' },
+  { key: 'processCompletedAt', header: 'FINISHED', kind: 'time' },
+  { key: 'errorMessage', header: 'ERROR' },
+];
+
+export interface ResultFlags {
+  format?: string;
+  out?: string;
+  summary?: boolean;
+  timeout?: string;
+}
+
+interface UploadFlags extends ResultFlags {
+  locale?: string;
+  translate?: string;
+  workspace?: string;
+  /** false with --no-wait */
+  wait: boolean;
+}
+
+const jsonWanted = (ctx: Context) => ctx.output.format === 'json' || ctx.output.format === 'ndjson';
+
+/** The flags that shape the output, repeated in the resume command. */
+function resumeFlags(flags: ResultFlags): string {
+  return [flags.format ? ` --format ${flags.format}` : '', flags.out ? ` --out ${shellWord(flags.out)}` : '', flags.summary ? ' --summary' : ''].join('');
+}
+
+/** Wait for the job, then print and write its results (exit 9 when it FAILED). */
+async function finish(ctx: Context, client: ApiClient, id: string, flags: ResultFlags, mode: OutputMode, timeoutMs: number, view: ReturnType<typeof singleJobView>) {
+  const started = Date.now();
+  let job: VoiceJob | undefined;
+  try {
+    job = await waitWithResumeHint(ctx, client, id, { timeoutMs, resume: resumeCommand(id, resumeFlags(flags)), onStatus: view.events.status });
+  } finally {
+    view.finish(job, Date.now() - started);
+  }
+  if (job.status === 'FAILED') {
+    if (mode === 'json') renderObject(ctx.io, job, { ...ctx.output, format: 'json' });
+    throw jobFailed(job);
+  }
+  const results = await fetchResults(client, job, { summary: Boolean(flags.summary || flags.out) });
+  if (flags.out) {
+    const names = await writeResults(flags.out, results);
+    ctx.io.info(`Wrote ${names.join(', ')} to ${flags.out}`);
+  }
+  printResults(ctx, { ...results, summary: flags.summary ? results.summary : undefined }, mode);
+  if (mode !== 'json' && !flags.out && results.translations.length) {
+    const locales = results.translations.map((t) => t.locale).join(', ');
+    ctx.io.info(`Translations (${locales}): \`notevox voice translation ${job.id} <locale>\`, or use --out DIR or --json.`);
+  }
+}
+
+export async function upload(ctx: Context, file: string, flags: UploadFlags): Promise<void> {
+  const mode = outputMode(ctx, flags.format);
+  const timeoutMs = takeWaitTimeout(ctx, flags.timeout);
+  const locale = flags.locale !== undefined ? checkLocale('--locale', flags.locale) : undefined;
+  const translate = parseTranslate(flags.translate);
+  const audio = await preflight(file);
+  const client = await ctx.client();
+  const workspaceGuid = await jobWorkspace(ctx, client, flags.workspace);
+  const view = singleJobView(ctx, audio);
+  const job = await submitFile(ctx, client, audio, { workspaceGuid, locale, translate }, view.events);
+  if (flags.wait) return finish(ctx, client, job.id, flags, mode, timeoutMs, view);
+  if (mode === 'json') renderObject(ctx.io, job, { ...ctx.output, format: 'json' });
+  else ctx.io.out(job.id + '\n');
+  ctx.io.info(`Job ${job.id} is ${job.status}. Wait for it with: ${resumeCommand(job.id, resumeFlags(flags))}`);
+}
+
+export async function wait(ctx: Context, id: string, flags: ResultFlags): Promise<void> {
+  const jobId = checkJobId(id);
+  const mode = outputMode(ctx, flags.format);
+  const timeoutMs = takeWaitTimeout(ctx, flags.timeout);
+  const client = await ctx.client();
+  const view = singleJobView(ctx);
+  view.watch(jobId);
+  return finish(ctx, client, jobId, flags, mode, timeoutMs, view);
+}
+
+export async function status(ctx: Context, id: string): Promise<void> {
+  const client = await ctx.client();
+  await printObject(ctx, await getJob(client, checkJobId(id)), JOB_COLUMNS);
+}
+
+export async function transcript(ctx: Context, id: string, flags: { format?: string }): Promise<void> {
+  const mode = outputMode(ctx, flags.format);
+  const client = await ctx.client();
+  const res = await client.call<Transcript>(endpoint('voice.transcript'), { params: { jobId: checkJobId(id) } });
+  printResults(ctx, { transcript: res.data, translations: [] }, mode);
+}
+
+export async function translations(ctx: Context, id: string): Promise<void> {
+  const client = await ctx.client();
+  const res = await client.call<{ content: Translation[] }>(endpoint('voice.translations'), { params: { jobId: checkJobId(id) } });
+  await printList(ctx, res.data.content, [
+    { key: 'locale', header: 'LOCALE' },
+    { key: 'text', header: 'TEXT', maxWidth: 100 },
+  ]);
+}
+
+export async function translation(ctx: Context, id: string, locale: string): Promise<void> {
+  const client = await ctx.client();
+  const res = await client.call<Translation>(endpoint('voice.translation'), { params: { jobId: checkJobId(id), locale: checkLocale('locale', locale) } });
+  if (jsonWanted(ctx)) return printObject(ctx, res.data);
+  ctx.io.out(res.data.text.endsWith('\n') ? res.data.text : res.data.text + '\n');
+}
+
+export async function summary(ctx: Context, id: string, flags: { locale?: string }): Promise<void> {
+  const jobId = checkJobId(id);
+  const ep = flags.locale !== undefined ? endpoint('voice.translationSummary') : endpoint('voice.summary');
+  const params: Record<string, string> = flags.locale !== undefined ? { jobId, locale: checkLocale('--locale', flags.locale) } : { jobId };
+  const client = await ctx.client();
+  const res = await client.call<ParagraphSummary>(ep, { params });
+  if (jsonWanted(ctx)) return printObject(ctx, res.data);
+  const content = res.data.summary.content;
+  ctx.io.out(content.endsWith('\n') ? content : content + '\n');
+}
+
+export async function remove(ctx: Context, id: string): Promise<void> {
+  const jobId = checkJobId(id);
+  const client = await ctx.client();
+  await deleteJob(client, jobId);
+  if (jsonWanted(ctx)) return printObject(ctx, { id: jobId, deleted: true });
+  ctx.io.success(`Deleted voice job ${jobId}.`);
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { endpoint } from '../../contract/endpoints.js';
+import { UsageError } from '../../errors.js';
+import type { Column } from '../../io/render.js';
+import { parseLimit, printList, printObject, printPaged } from '../list.js';
+import { reachableWorkspaces, resolveWorkspace } from '../resolve.js';
+import type { ListFlags } from '../shared.js';
+import type { Context } from '../types.js';
+
+/** The workspace wiki: pages, one page, its mentions, search. */
+
+const PAGE_COLUMNS: Column[] = [
+  { key: 'guid', header: 'GUID' },
+  { key: 'canonicalName', header: 'NAME', maxWidth: 40 },
+  { key: 'pageType', header: 'TYPE' },
+  { key: 'mentionCount', header: 'MENTIONS', kind: 'number' },
+];
+
+const PAGE_DETAIL: Column[] = [
+  { key: 'guid', header: 'GUID' },
+  { key: 'canonicalName', header: 'Name' },
+  { key: 'pageType', header: 'Type' },
+  { key: 'description', header: 'Description' },
+  { key: 'aliases', header: 'Aliases', kind: 'list' },
+  { key: 'links', header: 'Links', get: (p) => (p.links ?? []).map((l: { canonicalName: string; guid: string }) => `${l.canonicalName} (${l.guid})`).join(', ') },
+  { key: 'mentionCount', header: 'Mentions', kind: 'number' },
+  { key: 'createdAt', header: 'Created', kind: 'time' },
+  { key: 'updatedAt', header: 'Updated', kind: 'time' },
+];
+
+const MENTION_COLUMNS: Column[] = [
+  { key: 'noteId', header: 'NOTE', kind: 'number' },
+  { key: 'paragraphId', header: 'PARA', kind: 'number' },
+  { key: 'kind', header: 'KIND' },
+  { key: 'confidence', header: 'CONF', kind: 'number' },
+  { key: 'extractedText', header: 'TEXT', maxWidth: 60 },
+  { key: 'createdAt', header: 'CREATED', kind: 'time' },
+];
+
+interface WikiFlags {
+  workspace?: string;
+}
+
+/** --workspace (guid or exact name), else the workspace the key is bound to; else exit 2 listing the choices. */
+async function wikiWorkspace(ctx: Context, flags: WikiFlags): Promise<string> {
+  if (flags.workspace !== undefined) return resolveWorkspace(ctx, flags.workspace);
+  const client = await ctx.client();
+  const me = (await client.call<{ workspaceGuid: string | null }>(endpoint('auth.me'))).data;
+  if (me.workspaceGuid) return me.workspaceGuid;
+  const choices = await reachableWorkspaces(ctx);
+  throw new UsageError(
+    '--workspace is required: this key is not bound to a workspace',
+    choices.length ? `Pass --workspace with a guid or exact name: ${choices.map((w) => `${w.guid} (${w.name})`).join(', ')}.` : 'This key reaches no workspace.',
+  );
+}
+
+const instant = z.iso.datetime({ offset: true });
+const date = z.iso.date();
+
+/** An ISO 8601 instant with Z or an offset, or a date (midnight UTC). */
+export function parseSince(value: string): string {
+  if (instant.safeParse(value).success) return value;
+  if (date.safeParse(value).success) return `${value}T00:00:00Z`;
+  throw new UsageError(`--since "${value}" is not an ISO 8601 date or timestamp`, 'Use e.g. 2026-10-30 (midnight UTC) or 2026-10-30T09:00:00Z (with Z or an offset such as +02:00).');
+}
+
+function nonBlank(value: string, what: string): string {
+  if (value.trim() === '') throw new UsageError(`${what} is blank`, `Give ${what} with at least one non-space character.`);
+  return value;
+}
+
+/** Wiki lists take 1–200 per request (`limit`); check before any request. */
+function checkLimit(epId: string, flags: ListFlags): void {
+  if (!flags.all) parseLimit(flags.limit, endpoint(epId).page!.max);
+}
+
+interface PagesFlags extends WikiFlags, ListFlags {
+  type?: string;
+  since?: string;
+  search?: string;
+}
+
+export async function pages(ctx: Context, flags: PagesFlags): Promise<void> {
+  checkLimit('wiki.pages', flags);
+  const query = {
+    type: flags.type !== undefined ? nonBlank(flags.type, '--type') : undefined,
+    since: flags.since !== undefined ? parseSince(flags.since) : undefined,
+    q: flags.search !== undefined ? nonBlank(flags.search, '--search') : undefined,
+  };
+  const ws = await wikiWorkspace(ctx, flags);
+  await printPaged(ctx, endpoint('wiki.pages'), { params: { workspaceGuid: ws }, query }, PAGE_COLUMNS, flags, 'pages');
+}
+
+export async function page(ctx: Context, pageGuid: string, flags: WikiFlags): Promise<void> {
+  nonBlank(pageGuid, 'the page guid');
+  const ws = await wikiWorkspace(ctx, flags);
+  const client = await ctx.client();
+  const res = await client.call<Record<string, unknown>>(endpoint('wiki.page'), { params: { workspaceGuid: ws, pageGuid } });
+  await printObject(ctx, res.data, PAGE_DETAIL);
+}
+
+export async function mentions(ctx: Context, pageGuid: string, flags: WikiFlags & ListFlags): Promise<void> {
+  checkLimit('wiki.mentions', flags);
+  nonBlank(pageGuid, 'the page guid');
+  const ws = await wikiWorkspace(ctx, flags);
+  await printPaged(ctx, endpoint('wiki.mentions'), { params: { workspaceGuid: ws, pageGuid } }, MENTION_COLUMNS, flags, 'mentions');
+}
+
+export async function search(ctx: Context, text: string, flags: WikiFlags): Promise<void> {
+  nonBlank(text, 'the search text');
+  const ws = await wikiWorkspace(ctx, flags);
+  const client = await ctx.client();
+  const res = await client.call<{ content: object[] }>(endpoint('wiki.search'), { params: { workspaceGuid: ws }, query: { q: text } });
+  await printList(ctx, res.data.content, PAGE_COLUMNS);
+}

@@ -1,0 +1,312 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { parse } from 'csv-parse';
+import { UsageError } from '../../errors.js';
+import { textProblem } from './rules.js';
+
+/**
+ * Reading word memories from CSV, streaming (memory does not grow with the file, apart from 8 bytes per row for
+ * the duplicate check): UTF-8 with or without BOM, CRLF or LF, quoted fields with commas, quotes and newlines.
+ * Every row gets the physical line number where its record starts, so problems are reported as `FILE:LINE: reason`.
+ *
+ * csv-parse is driven chunk by chunk through its parser object (`api.parse`), not as a stream: records, errors
+ * of skipped records and the parser's byte offset then arrive synchronously and in file order, which is what
+ * exact line numbers need (the stream's `skip` events can overtake buffered records).
+ */
+
+export interface CsvOptions {
+  /** `--columns`: the file's columns in order (entry, subEntry, or - for a column to ignore); the file has no header unless `header`. */
+  columns?: string;
+  /** `--header`: with --columns, the first row is a header to skip. */
+  header?: boolean;
+}
+
+/** One data row: a reject when `reason` is set. */
+export interface CsvItem {
+  line: number;
+  entry: string;
+  subEntry: string | null;
+  reason?: string;
+  /** The file cannot be read reliably past this row (a quote that never closes, text after a closing quote). */
+  fatal?: boolean;
+}
+
+interface Layout {
+  entry: number;
+  subEntry: number;
+  /** Required number of fields; undefined: 1 or 2 (a file without header). */
+  width?: number;
+}
+
+const ENTRY_NAME = /^entry$/i;
+const SUB_ENTRY_NAME = /^sub_?entry$/i;
+const IGNORED_NAME = /^(-|_|)$/;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const CHUNK_BYTES = 64 * 1024;
+/** Errors after which csv-parse stays inside a quoted field: nothing after them can be trusted. */
+const FATAL_CSV_ERRORS = new Set(['CSV_QUOTE_NOT_CLOSED', 'CSV_INVALID_CLOSING_QUOTE']);
+const CSV_ERROR_WORDS: Record<string, string> = {
+  INVALID_OPENING_QUOTE: 'a quote inside an unquoted field',
+  CSV_INVALID_CLOSING_QUOTE: 'text after a closing quote',
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is never closed',
+};
+
+/** `--columns entry,subEntry` → layout; exactly one entry column, at most one subEntry column. */
+export function parseColumns(spec: string): Layout {
+  const names = spec.split(',').map((s) => s.trim());
+  const entry = names.findIndex((n) => ENTRY_NAME.test(n));
+  const subEntry = names.findIndex((n) => SUB_ENTRY_NAME.test(n));
+  const unknown = names.filter((n) => !ENTRY_NAME.test(n) && !SUB_ENTRY_NAME.test(n) && !IGNORED_NAME.test(n));
+  const hint = 'Name the columns in order: entry, subEntry, or - for a column to ignore, e.g. --columns entry,-,subEntry.';
+  if (unknown.length) throw new UsageError(`--columns "${spec}": unknown column ${unknown.map((u) => `"${u}"`).join(', ')}`, hint);
+  if (entry < 0) throw new UsageError(`--columns "${spec}" has no entry column`, hint);
+  if (names.filter((n) => ENTRY_NAME.test(n)).length > 1 || names.filter((n) => SUB_ENTRY_NAME.test(n)).length > 1)
+    throw new UsageError(`--columns "${spec}" names a column twice`, hint);
+  return { entry, subEntry, width: names.length };
+}
+
+function headerLayout(cells: string[]): Layout | undefined {
+  const names = cells.map((c) => c.trim());
+  const entry = names.findIndex((n) => ENTRY_NAME.test(n));
+  if (entry < 0) return undefined;
+  return { entry, subEntry: names.findIndex((n) => SUB_ENTRY_NAME.test(n)), width: cells.length };
+}
+
+/**
+ * Line numbers from byte offsets: the positions of '\n' in the chunks that records can still refer to.
+ * `linesBefore(x)` counts the newlines before absolute offset x.
+ */
+class LineIndex {
+  private chunks: Array<{ start: number; end: number; before: number; newlines: Uint32Array }> = [];
+  private total = 0;
+  private lines = 0;
+
+  add(buf: Buffer): void {
+    const found: number[] = [];
+    for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) found.push(i);
+    this.chunks.push({ start: this.total, end: this.total + buf.length, before: this.lines, newlines: Uint32Array.from(found) });
+    this.total += buf.length;
+    this.lines += found.length;
+  }
+
+  linesBefore(x: number): number {
+    for (let c = this.chunks.length - 1; c >= 0; c--) {
+      const ch = this.chunks[c];
+      if (x < ch.start && c > 0) continue;
+      const rel = x - ch.start;
+      let lo = 0;
+      let hi = ch.newlines.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (ch.newlines[mid] < rel) lo = mid + 1;
+        else hi = mid;
+      }
+      return ch.before + lo;
+    }
+    return 0;
+  }
+
+  /** Chunks wholly before `x` are no longer needed. */
+  forgetBefore(x: number): void {
+    while (this.chunks.length > 1 && this.chunks[0].end < x) this.chunks.shift();
+  }
+}
+
+const countNewlines = (cells: string[]) => {
+  let n = 0;
+  for (const c of cells) for (let i = c.indexOf('\n'); i !== -1; i = c.indexOf('\n', i + 1)) n++;
+  return n;
+};
+
+/** A 52-bit hash of an entry, to find duplicate candidates in 8 bytes per row (exact comparison happens on a second pass). */
+export function entryHash(s: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (a >>> 0) * 0x100000 + (b >>> 12);
+}
+
+interface CsvApi {
+  parse(buf: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
+}
+
+export interface ScanOptions extends CsvOptions {
+  /** Hashes of entries that occur more than once: those rows are compared exactly and later copies rejected. */
+  duplicateHashes?: ReadonlySet<number>;
+  /** Every valid row's entry hash (the first pass collects them). */
+  onEntryHash?: (hash: number) => void;
+  /** Every chunk of the file as read (for the content hash). */
+  onBytes?: (chunk: Buffer) => void;
+}
+
+/** The data rows of a CSV file in order, a chunk's worth at a time; rejects carry their reason. */
+export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGenerator<CsvItem[]> {
+  let layout: Layout | undefined = opts.columns !== undefined ? parseColumns(opts.columns) : undefined;
+  let skipHeader = layout !== undefined && Boolean(opts.header);
+  const index = new LineIndex();
+  const firstSeen = new Map<string, number>();
+  let out: CsvItem[] = [];
+  let fatal = false;
+  let lastErrorOffset = -1;
+
+  const parser = parse({
+    encoding: 'utf8',
+    bom: false,
+    relax_column_count: true,
+    skip_empty_lines: false,
+    skip_records_with_error: true,
+    record_delimiter: ['\r\n', '\n'],
+    on_skip: (err: Error | undefined) => {
+      const e = err as (Error & { code?: string }) | undefined;
+      const offset = parser.info.bytes;
+      if (offset === lastErrorOffset || fatal) return; // several errors in one record: report the first
+      lastErrorOffset = offset;
+      const code = e?.code ?? '';
+      fatal = FATAL_CSV_ERRORS.has(code);
+      const words = CSV_ERROR_WORDS[code] ?? e?.message ?? 'unreadable record';
+      const reason = `malformed CSV: ${words}` + (fatal ? '; the rest of the file was not read' : '');
+      out.push({ line: index.linesBefore(offset) + 1, entry: '', subEntry: null, reason, fatal });
+    },
+  });
+  const api = (parser as unknown as { api?: CsvApi }).api;
+  if (typeof api?.parse !== 'function') throw new Error('csv-parse: the parser object has no api.parse (unsupported csv-parse version)');
+
+  const onRecord = (cells: string[]) => {
+    if (fatal) return;
+    const end = parser.info.bytes;
+    const terminated = index.linesBefore(end) - index.linesBefore(end - 1) === 1;
+    const line = index.linesBefore(end) - countNewlines(cells) - (terminated ? 1 : 0) + 1;
+    index.forgetBefore(end - 1);
+    if (cells.every((c) => c === '')) return; // an empty line
+    if (!layout) {
+      layout = headerLayout(cells);
+      if (layout) return;
+      layout = { entry: 0, subEntry: 1 };
+    } else if (skipHeader) {
+      skipHeader = false;
+      return;
+    }
+    out.push(classify(cells, line, layout));
+  };
+
+  const classify = (cells: string[], line: number, l: Layout): CsvItem => {
+    const entry = cells[l.entry] ?? '';
+    const sub = l.subEntry >= 0 ? (cells[l.subEntry] ?? '') : '';
+    const item: CsvItem = { line, entry, subEntry: sub === '' ? null : sub };
+    const expected = l.width ?? (cells.length <= 2 ? cells.length : 2);
+    if (cells.length !== expected) item.reason = `has ${cells.length} fields, expected ${l.width ?? '1 or 2 (entry,subEntry)'}`;
+    else item.reason = textProblem('entry', entry) ?? (sub !== '' ? textProblem('subEntry', sub) : undefined);
+    if (item.reason) return item;
+    const h = entryHash(entry);
+    opts.onEntryHash?.(h);
+    if (opts.duplicateHashes?.has(h)) {
+      const first = firstSeen.get(entry);
+      if (first !== undefined) item.reason = `duplicate entry "${entry}" (first on line ${first})`;
+      else firstSeen.set(entry, line);
+    }
+    return item;
+  };
+
+  const feed = (chunk: Buffer | undefined) => {
+    const err = api.parse(chunk, chunk === undefined, onRecord, () => {});
+    if (err) throw new UsageError(`cannot read ${file} as CSV: ${err.message}`);
+  };
+
+  let first = true;
+  for await (const raw of createReadStream(file, { highWaterMark: CHUNK_BYTES })) {
+    let chunk = raw as Buffer;
+    opts.onBytes?.(chunk);
+    if (first && chunk.subarray(0, 3).equals(BOM)) chunk = chunk.subarray(3);
+    first = false;
+    index.add(chunk);
+    feed(chunk);
+    if (out.length) {
+      yield out;
+      out = [];
+    }
+    if (fatal) return;
+  }
+  feed(undefined);
+  if (out.length) yield out;
+}
+
+/** The valid rows only (after a check found the duplicate hashes). */
+export async function* validRows(file: string, opts: CsvOptions, duplicateHashes: ReadonlySet<number>): AsyncGenerator<CsvItem[]> {
+  for await (const items of scanCsv(file, { ...opts, duplicateHashes })) {
+    const ok = items.filter((i) => !i.reason);
+    if (ok.length) yield ok;
+  }
+}
+
+export interface CsvCheck {
+  /** Data rows (header and empty lines not counted). */
+  rows: number;
+  valid: number;
+  rejected: number;
+  /** A structural error stopped the reading: the rows after it are unknown. */
+  fatal: boolean;
+  /** sha256 of the file's bytes. */
+  sha256: string;
+  size: number;
+  mtimeMs: number;
+  duplicateHashes: ReadonlySet<number>;
+}
+
+/** Hashes that occur more than once (sorts the array in place). */
+function repeated(hashes: Float64Array): Set<number> {
+  hashes.sort();
+  const out = new Set<number>();
+  for (let i = 1; i < hashes.length; i++) if (hashes[i] === hashes[i - 1]) out.add(hashes[i]);
+  return out;
+}
+
+/**
+ * The validation pass: counts, the content hash and the duplicate candidates; when anything is wrong, a second
+ * pass hands every rejected row to `onReject` in file order.
+ */
+export async function checkCsv(file: string, opts: CsvOptions, onReject: (item: CsvItem) => void): Promise<CsvCheck> {
+  const st = await stat(file);
+  const sha = createHash('sha256');
+  let hashes = new Float64Array(1 << 16);
+  let n = 0;
+  let rows = 0;
+  let rejected = 0;
+  let fatal = false;
+  const pass1: ScanOptions = {
+    ...opts,
+    onBytes: (b) => sha.update(b),
+    onEntryHash: (h) => {
+      if (n === hashes.length) {
+        const bigger = new Float64Array(hashes.length * 2);
+        bigger.set(hashes);
+        hashes = bigger;
+      }
+      hashes[n++] = h;
+    },
+  };
+  for await (const items of scanCsv(file, pass1)) {
+    rows += items.length;
+    for (const i of items) if (i.reason) rejected++;
+  }
+  const duplicateHashes = repeated(hashes.subarray(0, n));
+  if (rejected > 0 || duplicateHashes.size > 0) {
+    rows = 0;
+    rejected = 0;
+    for await (const items of scanCsv(file, { ...opts, duplicateHashes })) {
+      rows += items.length;
+      for (const i of items) {
+        if (!i.reason) continue;
+        rejected++;
+        fatal ||= Boolean(i.fatal);
+        onReject(i);
+      }
+    }
+  }
+  return { rows, valid: rows - rejected, rejected, fatal, sha256: sha.digest('hex'), size: st.size, mtimeMs: st.mtimeMs, duplicateHashes };
+}

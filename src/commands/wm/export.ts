@@ -1,0 +1,87 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { stringify } from 'csv-stringify/sync';
+import { PAGE_SIZES } from '../../contract/limits.js';
+import { UsageError } from '../../errors.js';
+import type { Context } from '../types.js';
+import { endpointFor, resolveTarget, type ScopeFlags } from './target.js';
+
+/** `wm export`: every word memory of a scope, page by page, as CSV (the import format), JSON or NDJSON. */
+
+export interface ExportFlags extends ScopeFlags {
+  out?: string;
+}
+
+export interface WordMemory {
+  id: number;
+  entry: string;
+  subEntry?: string | null;
+  createdAt?: string;
+}
+
+const FORMATS = ['csv', 'json', 'ndjson'] as const;
+type ExportFormat = (typeof FORMATS)[number];
+
+interface Sink {
+  write(text: string): Promise<void>;
+  /** Finish: an --out file appears only now, complete. */
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+async function writeTo(stream: NodeJS.WritableStream, text: string): Promise<void> {
+  if (!stream.write(text)) await once(stream, 'drain');
+}
+
+function fileSink(path: string): Sink {
+  const tmp = `${path}.tmp-${process.pid}`;
+  const stream = createWriteStream(tmp, { mode: 0o644 });
+  const closed = () => new Promise<void>((resolve, reject) => stream.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  stream.on('error', () => {}); // surfaced by write/end
+  return {
+    write: (text) => writeTo(stream, text),
+    commit: async () => {
+      await closed();
+      await rename(tmp, path);
+    },
+    abort: async () => {
+      stream.destroy();
+      await rm(tmp, { force: true });
+    },
+  };
+}
+
+function stdoutSink(stream: NodeJS.WritableStream): Sink {
+  return { write: (text) => writeTo(stream, text), commit: async () => {}, abort: async () => {} };
+}
+
+/** The text of a page in `format`; `first` is whether it is the first page. */
+function render(format: ExportFormat, items: WordMemory[], first: boolean): string {
+  if (format === 'csv') return stringify(items.map((w) => [w.entry, w.subEntry ?? '']));
+  if (format === 'ndjson') return items.map((w) => JSON.stringify(w) + '\n').join('');
+  return items.map((w, i) => (first && i === 0 ? '[\n  ' : ',\n  ') + JSON.stringify(w)).join('');
+}
+
+export async function exportScope(ctx: Context, flags: ExportFlags): Promise<void> {
+  const format = (ctx.output.format ?? 'csv') as ExportFormat;
+  if (!FORMATS.includes(format)) throw new UsageError(`wm export writes csv, json or ndjson, not ${format}`, 'Pass -o csv (the default), -o json or -o ndjson.');
+  const target = await resolveTarget(ctx, flags);
+  const client = await ctx.client();
+  const sink = flags.out ? fileSink(flags.out) : stdoutSink(ctx.io.stdout);
+  let count = 0;
+  try {
+    if (format === 'csv') await sink.write('entry,subEntry\n');
+    const pages = client.paginate<WordMemory>(endpointFor(target, 'list'), { params: target.params, signal: ctx.signal }, { pageSize: PAGE_SIZES.wordMemories.max });
+    for await (const page of pages) {
+      if (page.items.length) await sink.write(render(format, page.items, count === 0));
+      count += page.items.length;
+    }
+    if (format === 'json') await sink.write(count ? '\n]\n' : '[]\n');
+    await sink.commit();
+  } catch (e) {
+    await sink.abort();
+    throw e;
+  }
+  ctx.io.info(`Exported ${count} word memories of the ${target.label} scope${flags.out ? ` to ${flags.out}` : ''}.`);
+}

@@ -1,0 +1,173 @@
+import { LIMITS } from '../../contract/limits.js';
+import type { Column } from '../../io/render.js';
+import { printObject } from '../list.js';
+import type { Context } from '../types.js';
+import { validRows, type CsvOptions } from './csv.js';
+import { assertUnchanged, openSource, validateSource, type CsvFlags } from './input.js';
+import { Journal, type JournalKey } from './journal.js';
+import { Pacer } from './pacer.js';
+import { intFlag } from './rules.js';
+import { batchFailure, runBatches } from './send.js';
+import { endpointFor, resolveTarget, type ScopeFlags } from './target.js';
+
+/** `wm import FILE.csv`: validate, then create in batches, paced, resumable (docs/word-memories.md). */
+
+export interface ImportFlags extends ScopeFlags, CsvFlags {
+  batchSize?: string;
+  concurrency?: string;
+  dryRun?: boolean;
+  restart?: boolean;
+}
+
+export const MAX_CONCURRENCY = 16;
+
+interface Batch {
+  index: number;
+  entries: Array<{ entry: string; subEntry?: string }>;
+}
+
+/** The valid rows in batches of `size`, numbered from 0; batches for which `skip` says so are counted but not built. */
+async function* batchesOf(path: string, opts: CsvOptions, duplicates: ReadonlySet<number>, size: number, skip: (index: number) => boolean): AsyncGenerator<Batch> {
+  let batch: Batch = { index: 0, entries: [] };
+  let count = 0;
+  for await (const rows of validRows(path, opts, duplicates)) {
+    for (const r of rows) {
+      count++;
+      if (!skip(batch.index)) batch.entries.push(r.subEntry === null ? { entry: r.entry } : { entry: r.entry, subEntry: r.subEntry });
+      if (count === size) {
+        if (batch.entries.length) yield batch;
+        batch = { index: batch.index + 1, entries: [] };
+        count = 0;
+      }
+    }
+  }
+  if (batch.entries.length) yield batch;
+}
+
+const rowsInBatch = (index: number, valid: number, size: number) => Math.max(0, Math.min(size, valid - index * size));
+
+const PLAN_COLUMNS: Column[] = [
+  { key: 'file', header: 'File' },
+  { key: 'target', header: 'Target' },
+  { key: 'rows', header: 'Rows', kind: 'number' },
+  { key: 'valid', header: 'Valid', kind: 'number' },
+  { key: 'rejected', header: 'Rejected', kind: 'number' },
+  { key: 'batches', header: 'Batches', kind: 'number' },
+  { key: 'batchSize', header: 'Batch size', kind: 'number' },
+  { key: 'batchesDoneEarlier', header: 'Done earlier (batches)', kind: 'number' },
+  { key: 'rowsToSend', header: 'Rows to send', kind: 'number' },
+];
+
+const SUMMARY_COLUMNS: Column[] = [
+  { key: 'file', header: 'File' },
+  { key: 'target', header: 'Target' },
+  { key: 'rows', header: 'Rows', kind: 'number' },
+  { key: 'created', header: 'Created', kind: 'number' },
+  { key: 'alreadyPresent', header: 'Already present', kind: 'number' },
+  { key: 'doneEarlier', header: 'Done earlier', kind: 'number' },
+  { key: 'rejected', header: 'Rejected', kind: 'number' },
+  { key: 'failed', header: 'Failed', kind: 'number' },
+  { key: 'requests', header: 'Requests', kind: 'number' },
+  { key: 'retries', header: 'Retries', kind: 'number' },
+  { key: 'rateLimited', header: 'Rate limited (429)', kind: 'number' },
+  { key: 'seconds', header: 'Seconds', kind: 'number' },
+  { key: 'rowsPerSecond', header: 'Rows/s', kind: 'number' },
+];
+
+export async function importCsv(ctx: Context, file: string, flags: ImportFlags): Promise<number> {
+  const batchSize = intFlag('--batch-size', flags.batchSize, 1, LIMITS.wordMemoryBulkMax) ?? LIMITS.wordMemoryBulkMax;
+  const concurrency = intFlag('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY);
+  const target = await resolveTarget(ctx, flags);
+  const src = await openSource(ctx, file);
+  try {
+    const check = await validateSource(ctx, src, flags);
+    const client = await ctx.client();
+    const creds = await ctx.credentials();
+    const key: JournalKey = {
+      sha256: check.sha256,
+      scope: target.scope,
+      target: target.id,
+      baseUrl: client.baseUrl,
+      keyId: (creds.apiKey ?? '').split('.')[0],
+      batchSize,
+      columns: `${flags.columns ?? ''}${flags.header ? '+header' : ''}`,
+    };
+    const journal = Journal.load(ctx.env, key);
+    const batches = Math.ceil(check.valid / batchSize);
+    const earlier = flags.restart ? [] : [...journal.confirmed.keys()].filter((i) => i < batches);
+    const doneEarlier = earlier.reduce((n, i) => n + rowsInBatch(i, check.valid, batchSize), 0);
+    const plan = {
+      file: src.name,
+      target: target.label,
+      rows: check.rows,
+      valid: check.valid,
+      rejected: check.rejected,
+      batches,
+      batchSize,
+      batchesDoneEarlier: earlier.length,
+      rowsToSend: check.valid - doneEarlier,
+    };
+    if (flags.dryRun) {
+      await printObject(ctx, plan, PLAN_COLUMNS);
+      ctx.io.info('Dry run: nothing was sent.');
+      return 0;
+    }
+    if (flags.restart) journal.reset();
+    if (earlier.length) ctx.io.info(`Resuming: ${earlier.length} of ${batches} batches (${doneEarlier} rows) were confirmed by an earlier run and are skipped.`);
+    await assertUnchanged(src, check);
+
+    const done = new Set(earlier);
+    const ep = endpointFor(target, 'create');
+    const progress = ctx.io.progress({ total: plan.rowsToSend, unit: 'rows', label: `Importing into ${target.label}` });
+    const unregister = ctx.onInterrupt(() => journal.close());
+    const started = Date.now();
+    let created = 0;
+    let present = 0;
+    const result = await runBatches(batchesOf(src.path, flags, check.duplicateHashes, batchSize, (i) => done.has(i)), {
+      pacer: new Pacer(),
+      concurrency,
+      signal: ctx.signal,
+      send: (b) => client.call(ep, { params: target.params, body: { entries: b.entries }, signal: ctx.signal }),
+      done: (b, res) => {
+        const content = (res.data as { content?: unknown } | null)?.content;
+        const made = Array.isArray(content) ? content.length : 0;
+        journal.record({ batch: b.index, created: made, present: b.entries.length - made });
+        created += made;
+        present += b.entries.length - made;
+        progress.tick(b.entries.length);
+        for (let i = 1; i < res.attempts; i++) progress.addRetry();
+      },
+    }).finally(() => {
+      journal.close();
+      unregister();
+    });
+    const seconds = (Date.now() - started) / 1000;
+    const failed = check.valid - doneEarlier - created - present;
+    progress.done();
+    const summary = {
+      file: src.name,
+      target: target.label,
+      rows: check.rows,
+      valid: check.valid,
+      created,
+      alreadyPresent: present,
+      doneEarlier,
+      rejected: check.rejected,
+      failed,
+      batches,
+      concurrency: result.concurrency,
+      requests: client.stats.requests,
+      retries: client.stats.retries,
+      rateLimited: client.stats.rateLimited,
+      seconds: Math.round(seconds * 100) / 100,
+      rowsPerSecond: seconds > 0 ? Math.round((created + present) / seconds) : 0,
+    };
+    await printObject(ctx, summary, SUMMARY_COLUMNS);
+    if (result.error !== undefined)
+      throw batchFailure(result.error, `${failed} rows were not imported`, `Run the same command again to resume: the ${journal.confirmed.size} confirmed batches are skipped (journal ${journal.path}).`);
+    journal.remove();
+    return 0;
+  } finally {
+    await src.cleanup();
+  }
+}

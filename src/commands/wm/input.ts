@@ -1,0 +1,110 @@
+import { closeSync, createWriteStream, openSync, writeSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify/sync';
+import { CliError, EXIT, UsageError } from '../../errors.js';
+import type { Context } from '../types.js';
+import { checkCsv, parseColumns, type CsvCheck, type CsvItem, type CsvOptions } from './csv.js';
+
+/** The CSV file of `wm import` and `wm sync`: standard input spooled to a file, and the validation pass. */
+
+export interface Source {
+  path: string;
+  /** How messages name it: the path, or `stdin`. */
+  name: string;
+  cleanup(): Promise<void>;
+}
+
+export interface CsvFlags extends CsvOptions {
+  skipInvalid?: boolean;
+  rejects?: string;
+}
+
+/** `-` is standard input, copied to a private temporary file first (a resumable import needs the content's hash). */
+export async function openSource(ctx: Context, file: string): Promise<Source> {
+  if (file !== '-') {
+    const st = await stat(file).catch((e: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : (e.code ?? e.message)}`);
+    });
+    if (!st.isFile()) throw new UsageError(`${file} is not a file`);
+    return { path: file, name: file, cleanup: async () => {} };
+  }
+  if (ctx.io.isStdinTTY) ctx.io.info('Reading CSV from standard input (end with Ctrl-D)…');
+  const dir = await mkdtemp(join(tmpdir(), 'notevox-wm-'));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  const unregister = ctx.onInterrupt(cleanup);
+  const path = join(dir, 'stdin.csv');
+  try {
+    await pipeline(ctx.io.stdin, createWriteStream(path, { mode: 0o600 }));
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+  return {
+    path,
+    name: 'stdin',
+    cleanup: async () => {
+      unregister();
+      await cleanup();
+    },
+  };
+}
+
+/** Rejected rows as CSV (`entry,subEntry,line,reason`: importable again once fixed). */
+function rejectsWriter(file: string) {
+  let fd: number;
+  try {
+    fd = openSync(file, 'w', 0o644);
+  } catch (e) {
+    throw new UsageError(`cannot write --rejects ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  writeSync(fd, 'entry,subEntry,line,reason\n');
+  return {
+    write: (r: CsvItem) => writeSync(fd, stringify([[r.entry, r.subEntry ?? '', r.line, r.reason ?? '']])),
+    close: () => closeSync(fd),
+  };
+}
+
+/**
+ * Check every row; list each bad one on stderr as `FILE:LINE: reason` (and in --rejects). Without --skip-invalid
+ * any bad row stops the command with exit 2 before anything is sent; a file that is not readable CSV always does.
+ */
+export async function validateSource(ctx: Context, src: Source, flags: CsvFlags): Promise<CsvCheck> {
+  if (flags.columns !== undefined) parseColumns(flags.columns);
+  if (flags.header && flags.columns === undefined) throw new UsageError('--header is only needed with --columns', 'Without --columns a header row (entry,subEntry) is recognised by itself.');
+  const rejects = flags.rejects ? rejectsWriter(flags.rejects) : undefined;
+  const spinner = ctx.io.spinner(`Checking ${src.name}…`);
+  let firstFatal: CsvItem | undefined;
+  let check: CsvCheck;
+  try {
+    check = await checkCsv(src.path, flags, (r) => {
+      spinner.stop();
+      ctx.io.err(`${src.name}:${r.line}: ${r.reason}\n`);
+      rejects?.write(r);
+      if (r.fatal) firstFatal ??= r;
+    });
+  } finally {
+    spinner.stop();
+    rejects?.close();
+  }
+  if (firstFatal)
+    throw new CliError(`${src.name} is not readable CSV from line ${firstFatal.line} on; nothing was sent`, {
+      exitCode: EXIT.USAGE,
+      hint: 'Quote a field that contains a quote, comma or line break as a whole, and double the quotes inside it: "say ""hi""".',
+    });
+  if (check.rejected > 0 && !flags.skipInvalid)
+    throw new CliError(`${check.rejected} of ${check.rows} rows are invalid (listed above); nothing was sent`, {
+      exitCode: EXIT.USAGE,
+      hint: 'Fix them, or pass --skip-invalid to send only the valid rows (with --rejects FILE to keep the others).',
+    });
+  if (check.rejected > 0) ctx.io.warn(`${check.rejected} invalid rows are left out${flags.rejects ? ` (written to ${flags.rejects})` : ''}.`);
+  return check;
+}
+
+/** Refuse to go on when the file changed after it was checked (the plan and the journal describe the old content). */
+export async function assertUnchanged(src: Source, check: CsvCheck): Promise<void> {
+  const st = await stat(src.path);
+  if (st.size !== check.size || st.mtimeMs !== check.mtimeMs) throw new UsageError(`${src.name} changed while it was being read`, 'Run the command again once the file is complete.');
+}

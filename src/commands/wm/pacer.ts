@@ -1,0 +1,111 @@
+import { parseRateLimit } from '../../client/retry.js';
+import { LIMITS } from '../../contract/limits.js';
+
+/**
+ * Client-side pacing from the `X-RateLimit-*` headers (decisions.md §1.5), so that a long import never runs into
+ * 429: a token bucket refilled at the key's limit rate, whose bursts may use the whole remaining budget of the
+ * current window but never more. Requests in flight count against the budget until the service has answered.
+ */
+
+const WINDOW_MS = LIMITS.rateLimit.windowSeconds * 1000;
+/** Wait a little past the announced reset (the header has whole seconds). */
+const RESET_MARGIN_MS = 50;
+/** Requests in flight when the service announces no limit. */
+const UNLIMITED_CONCURRENCY = 4;
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+const defaultSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+export class Pacer {
+  /** Requests per window; 0 while no limit is known. */
+  private limit = 0;
+  private tokens = 0;
+  private budget = Infinity;
+  private resetAt = 0;
+  private refilledAt = 0;
+  private inFlight = 0;
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly sleep: Sleep = defaultSleep,
+  ) {}
+
+  /** The limit the service announced (requests per window), if any. */
+  get requestsPerWindow(): number | undefined {
+    return this.limit || undefined;
+  }
+
+  /** Requests to keep in flight: enough for the limit's rate, a few when there is none. */
+  defaultConcurrency(): number {
+    if (!this.limit) return UNLIMITED_CONCURRENCY;
+    const perSecond = (this.limit * 1000) / WINDOW_MS;
+    return Math.min(UNLIMITED_CONCURRENCY, Math.max(1, Math.ceil(perSecond / 2)));
+  }
+
+  /** Wait until a request may be sent, and count it as in flight. */
+  async acquire(signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      if (!this.limit) break;
+      this.refill();
+      if (this.budget >= 1 && this.tokens >= 1) {
+        this.tokens--;
+        this.budget--;
+        break;
+      }
+      const wait = this.budget < 1 ? this.resetAt - this.now() + RESET_MARGIN_MS : ((1 - this.tokens) * WINDOW_MS) / this.limit;
+      await this.sleep(Math.max(5, Math.ceil(wait)), signal);
+    }
+    this.inFlight++;
+  }
+
+  /** A response arrived (call before release()): learn the limit, the remaining budget and the window's reset. */
+  observe(headers: Record<string, string>): void {
+    const r = parseRateLimit(headers);
+    if (r.limit === undefined || r.limit <= 0) return;
+    const first = !this.limit;
+    this.limit = r.limit;
+    const resetAt = r.resetEpochSeconds !== undefined ? r.resetEpochSeconds * 1000 : this.resetAt || this.now() + WINDOW_MS;
+    if (resetAt < this.resetAt) return; // an answer about a window that is already over
+    const newWindow = resetAt > this.resetAt;
+    this.resetAt = resetAt;
+    if (r.remaining !== undefined) {
+      // This request is counted in `remaining`; the others in flight may not be yet.
+      const known = r.remaining - Math.max(0, this.inFlight - 1);
+      this.budget = newWindow ? known : Math.min(this.budget, known);
+    }
+    if (first) {
+      this.tokens = Math.max(0, this.budget);
+      this.refilledAt = this.now();
+    }
+  }
+
+  /** The request is over (answered or failed). */
+  release(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+  }
+
+  private refill(): void {
+    const t = this.now();
+    if (t >= this.resetAt + RESET_MARGIN_MS) {
+      // The window is over: its whole limit is available until a response says otherwise.
+      this.budget = this.limit - this.inFlight;
+      this.resetAt += (Math.floor((t - this.resetAt - RESET_MARGIN_MS) / WINDOW_MS) + 1) * WINDOW_MS;
+    }
+    const cap = Math.max(1, this.budget);
+    this.tokens = Math.min(cap, this.tokens + ((t - this.refilledAt) * this.limit) / WINDOW_MS);
+    this.refilledAt = t;
+  }
+}

@@ -1,0 +1,87 @@
+import { LIMITS } from '../../contract/limits.js';
+import { CliError, EXIT, UsageError } from '../../errors.js';
+import type { Column } from '../../io/render.js';
+import { printObject, printPaged } from '../list.js';
+import type { ListFlags } from '../shared.js';
+import type { Context } from '../types.js';
+import type { WordMemory } from './export.js';
+import { checkText, parseId } from './rules.js';
+import { chunk } from './send.js';
+import { endpointFor, resolveTarget, type ScopeFlags } from './target.js';
+
+/** `wm list/get/add/update/rm`: single word memories in the user, workspace or organization scope. */
+
+export const WM_COLUMNS: Column[] = [
+  { key: 'id', header: 'ID', kind: 'number' },
+  { key: 'entry', header: 'ENTRY' },
+  { key: 'subEntry', header: 'SUBENTRY' },
+  { key: 'createdAt', header: 'CREATED', kind: 'time' },
+];
+
+export async function list(ctx: Context, flags: ScopeFlags & ListFlags): Promise<void> {
+  const target = await resolveTarget(ctx, flags);
+  await printPaged(ctx, endpointFor(target, 'list'), { params: target.params }, WM_COLUMNS, flags, 'word memories');
+}
+
+export async function get(ctx: Context, id: string, flags: ScopeFlags): Promise<void> {
+  const wmId = parseId(id);
+  const target = await resolveTarget(ctx, flags);
+  const client = await ctx.client();
+  const res = await client.call<WordMemory>(endpointFor(target, 'get'), { params: { ...target.params, id: wmId }, signal: ctx.signal });
+  await printObject(ctx, res.data, WM_COLUMNS);
+}
+
+export async function add(ctx: Context, entry: string, flags: ScopeFlags & { sub?: string }): Promise<void> {
+  checkText('ENTRY', 'entry', entry);
+  if (flags.sub !== undefined) checkText('--sub', 'subEntry', flags.sub);
+  const target = await resolveTarget(ctx, flags);
+  const client = await ctx.client();
+  const item = flags.sub !== undefined ? { entry, subEntry: flags.sub } : { entry };
+  const res = await client.call<{ content: WordMemory[] }>(endpointFor(target, 'create'), { params: target.params, body: { entries: [item] }, signal: ctx.signal });
+  const created = res.data.content[0];
+  if (!created) {
+    ctx.io.info(`"${entry}" is already in the ${target.label} word memories; nothing was created.`);
+    return;
+  }
+  await printObject(ctx, created, WM_COLUMNS);
+}
+
+export async function update(ctx: Context, id: string, flags: ScopeFlags & { entry?: string; sub?: string; clearSub?: boolean }): Promise<void> {
+  const wmId = parseId(id);
+  if (flags.sub !== undefined && flags.clearSub) throw new UsageError('--sub and --clear-sub cannot be combined');
+  if (flags.entry === undefined && flags.sub === undefined && !flags.clearSub) throw new UsageError('nothing to change', 'Pass --entry, --sub or --clear-sub.');
+  const change: { id: number; entry?: string; subEntry?: string | null } = { id: wmId };
+  if (flags.entry !== undefined) change.entry = checkText('--entry', 'entry', flags.entry);
+  if (flags.sub !== undefined) change.subEntry = checkText('--sub', 'subEntry', flags.sub);
+  if (flags.clearSub) change.subEntry = null;
+  const target = await resolveTarget(ctx, flags);
+  const client = await ctx.client();
+  const res = await client.call<{ content: WordMemory[]; notFound: number[] }>(endpointFor(target, 'update'), { params: target.params, body: { entries: [change] }, signal: ctx.signal });
+  if (res.data.notFound?.includes(wmId) || !res.data.content?.[0]) throw new CliError(`word memory ${wmId} not found in the ${target.label} scope`, { exitCode: EXIT.NOT_FOUND, hint: 'See `notevox wm list` for the ids.' });
+  await printObject(ctx, res.data.content[0], WM_COLUMNS);
+}
+
+export async function remove(ctx: Context, ids: string[], flags: ScopeFlags & { yes?: boolean }): Promise<number> {
+  const wanted = [...new Set(ids.map(parseId))];
+  const target = await resolveTarget(ctx, flags);
+  if (!flags.yes) {
+    const prompter = await ctx.prompter();
+    const what = wanted.length === 1 ? `word memory ${wanted[0]}` : `${wanted.length} word memories`;
+    if (!(await prompter.confirm({ message: `Delete ${what} from the ${target.label} scope?`, default: false, flag: '--yes' }))) {
+      ctx.io.info('Cancelled: nothing was deleted.');
+      return EXIT.INTERRUPTED;
+    }
+  }
+  const client = await ctx.client();
+  let deleted = 0;
+  const missing: number[] = [];
+  for (const part of chunk(wanted, LIMITS.wordMemoryBulkMax)) {
+    const res = await client.call<{ deleted: number; notFound: number[] }>(endpointFor(target, 'delete'), { params: target.params, body: { ids: part }, signal: ctx.signal });
+    deleted += res.data.deleted ?? 0;
+    missing.push(...(res.data.notFound ?? []));
+  }
+  if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') await printObject(ctx, { deleted, notFound: missing });
+  else ctx.io.info(`Deleted ${deleted} word ${deleted === 1 ? 'memory' : 'memories'} from the ${target.label} scope.`);
+  if (missing.length) throw new CliError(`not found in the ${target.label} scope: ${missing.join(', ')}`, { exitCode: EXIT.NOT_FOUND, hint: 'See `notevox wm list` for the ids.' });
+  return 0;
+}

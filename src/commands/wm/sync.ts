@@ -1,0 +1,152 @@
+import { LIMITS, PAGE_SIZES } from '../../contract/limits.js';
+import { EXIT } from '../../errors.js';
+import type { Column } from '../../io/render.js';
+import { printList, printObject } from '../list.js';
+import type { Context } from '../types.js';
+import { validRows } from './csv.js';
+import type { WordMemory } from './export.js';
+import { MAX_CONCURRENCY } from './import.js';
+import { assertUnchanged, openSource, validateSource, type CsvFlags } from './input.js';
+import { Pacer } from './pacer.js';
+import { intFlag } from './rules.js';
+import { batchFailure, chunk, each, runBatches } from './send.js';
+import { endpointFor, resolveTarget, type ScopeFlags, type Target } from './target.js';
+
+/**
+ * `wm sync FILE.csv`: make a scope hold what the file says. Creates entries that are missing, updates subEntry
+ * where it differs, and with --prune deletes entries the file does not name. The scope's entries and the plan are
+ * held in memory (import, by contrast, streams).
+ */
+
+export interface SyncFlags extends ScopeFlags, CsvFlags {
+  prune?: boolean;
+  yes?: boolean;
+  dryRun?: boolean;
+  concurrency?: string;
+}
+
+export interface Change {
+  action: 'create' | 'update' | 'delete';
+  id: number | null;
+  entry: string;
+  subEntry: string | null;
+  /** The subEntry before the change (update, delete). */
+  was: string | null;
+}
+
+const CHANGE_COLUMNS: Column[] = [
+  { key: 'action', header: 'ACTION' },
+  { key: 'id', header: 'ID', kind: 'number' },
+  { key: 'entry', header: 'ENTRY' },
+  { key: 'subEntry', header: 'SUBENTRY' },
+  { key: 'was', header: 'WAS' },
+];
+
+const RESULT_COLUMNS: Column[] = [
+  { key: 'target', header: 'Target' },
+  { key: 'created', header: 'Created', kind: 'number' },
+  { key: 'updated', header: 'Updated', kind: 'number' },
+  { key: 'deleted', header: 'Deleted', kind: 'number' },
+  { key: 'unchanged', header: 'Unchanged', kind: 'number' },
+  { key: 'failed', header: 'Failed', kind: 'number' },
+];
+
+/** The changes that make the scope match the file. */
+export async function planSync(ctx: Context, target: Target, rows: AsyncIterable<Array<{ entry: string; subEntry: string | null }>>, prune: boolean): Promise<{ changes: Change[]; unchanged: number }> {
+  const client = await ctx.client();
+  const current = new Map<string, WordMemory>();
+  for await (const page of client.paginate<WordMemory>(endpointFor(target, 'list'), { params: target.params, signal: ctx.signal }, { pageSize: PAGE_SIZES.wordMemories.max }))
+    for (const w of page.items) current.set(w.entry, w);
+  const changes: Change[] = [];
+  const named = new Set<string>();
+  let unchanged = 0;
+  for await (const batch of rows) {
+    for (const r of batch) {
+      const cur = current.get(r.entry);
+      if (!cur) {
+        changes.push({ action: 'create', id: null, entry: r.entry, subEntry: r.subEntry, was: null });
+        continue;
+      }
+      named.add(r.entry);
+      if ((cur.subEntry ?? null) === r.subEntry) unchanged++;
+      else changes.push({ action: 'update', id: cur.id, entry: r.entry, subEntry: r.subEntry, was: cur.subEntry ?? null });
+    }
+  }
+  if (prune) for (const w of current.values()) if (!named.has(w.entry)) changes.push({ action: 'delete', id: w.id, entry: w.entry, subEntry: null, was: w.subEntry ?? null });
+  return { changes, unchanged };
+}
+
+/** Send the changes: creates, then updates, then deletes, in batches of the bulk maximum. */
+async function applyChanges(ctx: Context, target: Target, changes: Change[], concurrency: number | undefined) {
+  const client = await ctx.client();
+  const pacer = new Pacer();
+  const counts = { created: 0, updated: 0, deleted: 0 };
+  const progress = ctx.io.progress({ total: changes.length, unit: 'rows', label: `Syncing ${target.label}` });
+  const of = (action: Change['action']) => chunk(changes.filter((c) => c.action === action), LIMITS.wordMemoryBulkMax);
+  const entryOf = (c: Change) => (c.subEntry === null ? { entry: c.entry } : { entry: c.entry, subEntry: c.subEntry });
+  type Answer = { content?: unknown[]; deleted?: number } | null;
+  const steps = [
+    { op: 'create', batches: of('create'), body: (b: Change[]) => ({ entries: b.map(entryOf) }), count: (d: Answer) => void (counts.created += d?.content?.length ?? 0) },
+    { op: 'update', batches: of('update'), body: (b: Change[]) => ({ entries: b.map((c) => ({ id: c.id, subEntry: c.subEntry })) }), count: (d: Answer) => void (counts.updated += d?.content?.length ?? 0) },
+    { op: 'delete', batches: of('delete'), body: (b: Change[]) => ({ ids: b.map((c) => c.id) }), count: (d: Answer) => void (counts.deleted += d?.deleted ?? 0) },
+  ] as const;
+  let error: unknown;
+  for (const step of steps) {
+    if (error !== undefined) break;
+    const ep = endpointFor(target, step.op);
+    const r = await runBatches(each(step.batches), {
+      pacer,
+      concurrency,
+      signal: ctx.signal,
+      send: (b) => client.call(ep, { params: target.params, body: step.body(b), signal: ctx.signal }),
+      done: (b, res) => {
+        step.count(res.data as Answer);
+        progress.tick(b.length);
+      },
+    });
+    error = r.error;
+  }
+  progress.done();
+  return { counts, error };
+}
+
+export async function sync(ctx: Context, file: string, flags: SyncFlags): Promise<number> {
+  const concurrency = intFlag('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY);
+  const target = await resolveTarget(ctx, flags);
+  const src = await openSource(ctx, file);
+  try {
+    const check = await validateSource(ctx, src, flags);
+    await assertUnchanged(src, check);
+    const { changes, unchanged } = await planSync(ctx, target, validRows(src.path, flags, check.duplicateHashes), Boolean(flags.prune));
+    const n = (a: Change['action']) => changes.filter((c) => c.action === a).length;
+    const totals = { create: n('create'), update: n('update'), delete: n('delete'), unchanged };
+    const json = ctx.output.format === 'json' || ctx.output.format === 'ndjson';
+    if (json) await printObject(ctx, { target: target.label, ...totals, changes });
+    else if (changes.length) await printList(ctx, changes, CHANGE_COLUMNS);
+    ctx.io.info(`Plan for the ${target.label} scope: ${totals.create} to create, ${totals.update} to update, ${totals.delete} to delete, ${unchanged} unchanged.`);
+    if (!changes.length) {
+      ctx.io.info('Nothing to change.');
+      return 0;
+    }
+    if (flags.dryRun) {
+      ctx.io.info('Dry run: nothing was changed.');
+      return 0;
+    }
+    if (!flags.yes) {
+      const prompter = await ctx.prompter();
+      const ok = await prompter.confirm({ message: `Apply these ${changes.length} changes to the ${target.label} word memories?`, default: false, flag: '--yes' });
+      if (!ok) {
+        ctx.io.info('Cancelled: nothing was changed.');
+        return EXIT.INTERRUPTED;
+      }
+    }
+    const { counts, error } = await applyChanges(ctx, target, changes, concurrency);
+    const failed = changes.length - counts.created - counts.updated - counts.deleted;
+    if (!json) await printObject(ctx, { target: target.label, ...counts, unchanged, failed }, RESULT_COLUMNS);
+    else ctx.io.info(`Applied: ${counts.created} created, ${counts.updated} updated, ${counts.deleted} deleted, ${failed} failed.`);
+    if (error !== undefined) throw batchFailure(error, `${failed} changes were not applied`, 'Run the same command again: sync compares again and sends only what still differs.');
+    return 0;
+  } finally {
+    await src.cleanup();
+  }
+}

@@ -1,0 +1,165 @@
+import { ApiError } from '../../client/errors.js';
+import { endpoint } from '../../contract/endpoints.js';
+import { LIMITS } from '../../contract/limits.js';
+import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
+import type { Column } from '../../io/render.js';
+import { printList, printObject } from '../list.js';
+import type { Context } from '../types.js';
+
+/** Organization management: the organization's workspaces (workspaces.*) and `org show`. */
+
+interface Workspace {
+  guid: string;
+  name: string;
+  quota?: { monthlyMinutes: number | null; usedMinutes: number };
+  wikiPlan?: boolean;
+  isWikiEnabled?: boolean;
+}
+
+const minutesText = (q: Workspace['quota']) => (q ? `${q.usedMinutes} / ${q.monthlyMinutes ?? 'unlimited'}` : '');
+const wikiText = (w: Workspace) => (w.isWikiEnabled ? 'active' : w.wikiPlan ? 'not activated' : 'no plan');
+
+export const WORKSPACE_COLUMNS: Column[] = [
+  { key: 'guid', header: 'GUID' },
+  { key: 'name', header: 'NAME', maxWidth: 40 },
+  { key: 'wiki', header: 'WIKI', get: wikiText },
+  { key: 'voiceFileEnabled', header: 'VOICE', kind: 'bool' },
+  { key: 'quota', header: 'MINUTES USED', get: (w) => minutesText(w.quota) },
+];
+
+const WORKSPACE_DETAIL: Column[] = [
+  { key: 'guid', header: 'GUID' },
+  { key: 'name', header: 'Name' },
+  { key: 'organizationId', header: 'Organization' },
+  { key: 'wikiPlan', header: 'Wiki plan', kind: 'bool' },
+  { key: 'isWikiEnabled', header: 'Wiki activated', kind: 'bool' },
+  { key: 'voiceFileEnabled', header: 'Voice file jobs', kind: 'bool' },
+  { key: 'quota.monthlyMinutes', header: 'Monthly quota', get: (w) => (w.quota?.monthlyMinutes ?? 'unlimited') },
+  { key: 'quota.usedMinutes', header: 'Minutes used', kind: 'number' },
+  { key: 'createdAt', header: 'Created', kind: 'time' },
+];
+
+/** Human messages on stderr, unless the output is JSON meant for a script. */
+const chatty = (ctx: Context) => !ctx.output.format || ctx.output.format === 'table';
+
+export function checkWorkspaceName(name: string): string {
+  const { min, max } = LIMITS.workspaceName;
+  if (name.trim().length === 0) throw new UsageError('the workspace name is blank', `Give a name of ${min} to ${max} characters with at least one non-space character.`);
+  if (name.length < min || name.length > max) throw new UsageError(`the workspace name is ${name.length} characters long`, `A workspace name has ${min} to ${max} characters.`);
+  return name;
+}
+
+function parseMinutes(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
+    throw new UsageError(`--minutes "${value}" is not a whole number of minutes of 0 or more`, 'Pass e.g. --minutes 600, or --unlimited to remove the limit.');
+  return n;
+}
+
+/** Every workspace of the organization (workspaces.list: org admin or organization key). */
+async function orgWorkspaces(ctx: Context): Promise<Workspace[]> {
+  const client = await ctx.client();
+  const out: Workspace[] = [];
+  for await (const page of client.paginate<Workspace>(endpoint('workspaces.list'))) out.push(...page.items);
+  return out;
+}
+
+/** A workspace guid or exact name, looked up in the organization's list. */
+export async function resolveOrgWorkspace(ctx: Context, value: string): Promise<Workspace> {
+  const list = await orgWorkspaces(ctx);
+  const byGuid = list.find((w) => w.guid === value);
+  if (byGuid) return byGuid;
+  const byName = list.filter((w) => w.name === value);
+  if (byName.length === 1) return byName[0];
+  if (byName.length > 1)
+    throw new CliError(`workspace name "${value}" is ambiguous`, { exitCode: EXIT.USAGE, hint: `Pass the guid: ${byName.map((w) => w.guid).join(', ')}.` });
+  const choices = list.map((w) => `${w.guid} (${w.name})`).join(', ');
+  throw new CliError(`no workspace "${value}" in the organization`, {
+    exitCode: EXIT.NOT_FOUND,
+    hint: choices ? `Use a guid or exact name: ${choices}.` : 'The organization has no workspace yet: `notevox workspaces create NAME`.',
+  });
+}
+
+export async function list(ctx: Context): Promise<void> {
+  await printList(ctx, await orgWorkspaces(ctx), WORKSPACE_COLUMNS);
+}
+
+export async function get(ctx: Context, workspace: string): Promise<void> {
+  const ws = await resolveOrgWorkspace(ctx, workspace);
+  const client = await ctx.client();
+  const res = await client.call<Workspace>(endpoint('workspaces.get'), { params: { workspaceGuid: ws.guid } });
+  await printObject(ctx, res.data, WORKSPACE_DETAIL);
+}
+
+export async function create(ctx: Context, name: string): Promise<void> {
+  checkWorkspaceName(name);
+  const client = await ctx.client();
+  const res = await client.call<Workspace>(endpoint('workspaces.create'), { body: { name } });
+  if (chatty(ctx)) ctx.io.success(`Created workspace "${res.data.name}" (${res.data.guid}).`);
+  await printObject(ctx, res.data, WORKSPACE_DETAIL);
+}
+
+export async function rename(ctx: Context, workspace: string, name: string): Promise<void> {
+  checkWorkspaceName(name);
+  const ws = await resolveOrgWorkspace(ctx, workspace);
+  const client = await ctx.client();
+  const res = await client.call<Workspace>(endpoint('workspaces.rename'), { params: { workspaceGuid: ws.guid }, body: { name } });
+  if (chatty(ctx)) ctx.io.success(`Renamed workspace ${ws.guid} from "${ws.name}" to "${res.data.name}".`);
+  await printObject(ctx, res.data, WORKSPACE_DETAIL);
+}
+
+export async function quota(ctx: Context, workspace: string, flags: { minutes?: string; unlimited?: boolean }): Promise<void> {
+  if ((flags.minutes === undefined) === !flags.unlimited)
+    throw new UsageError('pass exactly one of --minutes <n> and --unlimited', 'For example: --minutes 600 (a monthly limit), or --unlimited (no limit).');
+  const monthlyMinutes = flags.unlimited ? null : parseMinutes(flags.minutes!);
+  const ws = await resolveOrgWorkspace(ctx, workspace);
+  const client = await ctx.client();
+  const res = await client.call<Workspace>(endpoint('workspaces.quota'), { params: { workspaceGuid: ws.guid }, body: { monthlyMinutes } });
+  if (chatty(ctx)) ctx.io.success(`Monthly quota of "${ws.name}" is now ${monthlyMinutes === null ? 'unlimited' : `${monthlyMinutes} minutes`}.`);
+  await printObject(ctx, res.data, WORKSPACE_DETAIL);
+}
+
+export async function remove(ctx: Context, workspace: string, flags: { yes?: boolean }): Promise<void> {
+  if (!flags.yes && !ctx.io.canPrompt) throw new InputNeededError(`confirmation to delete workspace "${workspace}"`, '--yes');
+  const ws = await resolveOrgWorkspace(ctx, workspace);
+  if (!flags.yes) {
+    const prompter = await ctx.prompter();
+    const typed = await prompter.input({ message: `Type the workspace name "${ws.name}" to delete it`, flag: '--yes' });
+    if (typed.trim() !== ws.name.trim())
+      throw new CliError(`"${typed}" does not match the workspace name; nothing was deleted`, { exitCode: EXIT.USAGE, hint: `Type "${ws.name}" exactly, or pass --yes.` });
+  }
+  const client = await ctx.client();
+  try {
+    await client.call(endpoint('workspaces.delete'), { params: { workspaceGuid: ws.guid } });
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 422)) throw e;
+    throw new CliError(`workspace "${ws.name}" was not deleted: it still holds notes or folders${e.detail ? ` (${e.detail})` : ''}`, {
+      exitCode: e.exitCode,
+      errorType: e.errorType,
+      code: e.code,
+      hint: `Move or delete its notes and folders first (\`notevox notes list --workspace ${ws.guid}\` shows its notes), then run this again.`,
+    });
+  }
+  if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') await printObject(ctx, { guid: ws.guid, name: ws.name, deleted: true });
+  else ctx.io.success(`Deleted workspace "${ws.name}" (${ws.guid}).`);
+}
+
+const ORG_COLUMNS: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'name', header: 'Name' },
+  { key: 'createdAt', header: 'Created', kind: 'time' },
+  { key: 'workspaceCount', header: 'Workspaces', get: (o) => o.workspaceCount ?? 'not visible to this key' },
+];
+
+export async function orgShow(ctx: Context): Promise<void> {
+  const client = await ctx.client();
+  const org = (await client.call<{ id: string; name: string; createdAt: string }>(endpoint('auth.organization'))).data;
+  let workspaceCount: number | null = null;
+  try {
+    workspaceCount = (await orgWorkspaces(ctx)).length;
+  } catch (e) {
+    // Only org admins and organization keys may list the workspaces; others still see the organization.
+    if (!(e instanceof ApiError && e.status === 403)) throw e;
+  }
+  await printObject(ctx, { ...org, workspaceCount }, ORG_COLUMNS);
+}

@@ -1,0 +1,280 @@
+import { z } from 'zod';
+import { DOCUMENT_LOCALES, LIMITS } from './limits.js';
+import { KEY_TYPES } from './types.js';
+
+/** Resource shapes of the service (service-interface.md + decisions.md §3–§4). Unknown fields are tolerated. */
+
+export const timestamp = z.string().describe('ISO 8601 timestamp');
+export const locale = z.string().regex(LIMITS.localePattern, 'must be a locale of the form ll_CC, e.g. en_US');
+export const documentLocale = z.enum(DOCUMENT_LOCALES);
+const notBlank = (s: string) => s.trim().length > 0;
+
+export const SOURCE_TYPES = ['onboarding', 'text', 'live-voice', 'recording', 'offline-mode', 'webpage', 'video'] as const;
+export const SHARING_TYPES = ['PRIVATE', 'ALL_MEMBER_VIEWER', 'ALL_MEMBER_EDITOR', 'LIMITED'] as const;
+export const CREATE_SHARING_TYPES = ['ALL_MEMBER_EDITOR', 'ALL_MEMBER_VIEWER', 'LIMITED'] as const;
+export const MOVE_STRATEGIES = ['KEEP_EXISTING', 'INHERIT_FROM_PARENT'] as const;
+export const JOB_STATUSES = ['CREATED', 'UPLOADED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
+export const TEMPLATE_OWNER_TYPES = ['MANAGED', 'USER', 'WORKSPACE', 'ORGANIZATION'] as const;
+export const SUMMARY_FORMATS = ['text/markdown', 'text/plain'] as const;
+export const DOCUMENT_FORMATS = ['json', 'markdown', 'html'] as const;
+
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ content: z.array(item), nextCursor: z.string().nullable() });
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ content: z.array(item) });
+
+// ---- identity ----
+export const authMe = z.object({
+  keyId: z.string(),
+  keyType: z.enum(KEY_TYPES),
+  scopes: z.array(z.string()),
+  user: z.object({ id: z.number().int(), name: z.string(), email: z.string() }).nullable(),
+  workspaceGuid: z.string().nullable(),
+  organizationId: z.string().nullable(),
+  createdAt: timestamp,
+  expiresAt: timestamp.nullable(),
+});
+export const organization = z.object({ id: z.string(), name: z.string(), createdAt: timestamp });
+export const workspace = z.object({
+  guid: z.string(),
+  name: z.string(),
+  organizationId: z.string(),
+  createdAt: timestamp,
+  wikiPlan: z.boolean(),
+  isWikiEnabled: z.boolean(),
+  voiceFileEnabled: z.boolean(),
+  quota: z.object({ monthlyMinutes: z.number().int().nullable(), usedMinutes: z.number().int() }),
+});
+export const scopeItem = z.object({ scope: z.string(), description: z.string() });
+
+// ---- notes ----
+export const participant = z.object({ name: z.string(), email: z.string().nullable() });
+export const collaborator = z.object({ guid: z.string(), name: z.string(), email: z.string().nullable(), role: z.enum(['OWNER', 'EDITOR', 'VIEWER']) });
+export const note = z.object({
+  guid: z.string(),
+  title: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  sourceType: z.enum(SOURCE_TYPES),
+  recordingStartAt: timestamp.nullable(),
+  recordingEndAt: timestamp.nullable(),
+  recordingDurationSeconds: z.number().int(),
+  transcribeLocale: z.string().nullable(),
+  translateLocale: z.string().nullable(),
+  webUrl: z.string(),
+  collaborators: z.array(collaborator),
+  participants: z.array(participant),
+  workspaceGuid: z.string().nullable(),
+});
+export const searchDocument = z.object({ id: z.number().int(), templateTitle: z.string(), content: z.string(), truncated: z.boolean() });
+export const searchNote = note.extend({ matchedSnippets: z.array(z.string()), documents: z.array(searchDocument) });
+export const searchResponse = z.object({
+  notes: z.array(searchNote),
+  nextCursor: z.null(),
+  degraded: z.boolean(),
+  degradedReason: z.string().nullable(),
+});
+export const searchBody = z.object({
+  keyword: z.string().refine(notBlank, 'must not be blank'),
+  filter: z
+    .object({ folderId: z.string().nullish(), createdAtFrom: timestamp.nullish(), createdAtTo: timestamp.nullish() })
+    .nullish(),
+  // size: 1 to LIMITS.deepSearchMaxSize; checked by the handler, because a bad page size is 400003, not a schema violation (decisions.md §1.1).
+  pagination: z.object({ cursor: z.string().nullish(), size: z.unknown().optional() }).nullish(),
+});
+export const noteUpdateBody = z.object({
+  title: z
+    .string()
+    .min(LIMITS.noteTitle.min)
+    .max(LIMITS.noteTitle.max)
+    .refine(notBlank, 'must not be blank')
+    .nullish(),
+});
+export const paragraph = z.object({
+  id: z.number().int(),
+  uuid: z.string(),
+  timeFrom: timestamp,
+  timeTo: timestamp,
+  speaker: z.string().nullable(),
+  transcript: z.object({ type: z.literal('text/plain'), content: z.string() }),
+});
+export const shareLink = z.object({
+  shareId: z.string(),
+  noteGuid: z.string(),
+  shareUrl: z.string(),
+  hasPassword: z.boolean(),
+  createdAt: timestamp,
+  sharePassword: z.string().optional(),
+});
+export const shareLinkBody = z.object({ usePassword: z.boolean().optional() }).nullish();
+
+const templateRef = z.object({ id: z.number().int(), title: z.string() });
+export const summaryListItem = z.object({ id: z.number().int(), template: templateRef.nullable(), locale: z.string(), createdAt: timestamp });
+export const summary = z.object({
+  id: z.number().int(),
+  noteGuid: z.string(),
+  template: templateRef.nullable(),
+  locale: z.string(),
+  content: z.object({ type: z.string(), content: z.string() }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+export const documentSection = z.object({ content: z.object({ type: z.string(), content: z.string() }), createdAt: timestamp });
+export const documentListItem = z.object({
+  id: z.number().int(),
+  noteGuid: z.string(),
+  template: templateRef,
+  locale: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+export const noteDocument = documentListItem.extend({ sections: z.array(documentSection) });
+export const documentList = z.object({ content: z.array(documentListItem), totalSize: z.number().int() });
+export const generateDocumentBody = z.object({ templateId: z.number().int().positive(), locale: documentLocale });
+export const generatedDocument = z.object({ documentId: z.number().int(), noteId: z.number().int(), document: noteDocument, createdAt: timestamp });
+
+export const template = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  description: z.string(),
+  ownerType: z.enum(TEMPLATE_OWNER_TYPES),
+  sections: z.array(z.object({ id: z.number().int(), title: z.string(), instruction: z.string() })),
+  createdAt: timestamp,
+});
+
+// ---- folders ----
+const folderTitle = z.string().min(LIMITS.folderTitle.min).max(LIMITS.folderTitle.max).refine(notBlank, 'must not be blank');
+const folderColor = z.string().regex(LIMITS.folderColorPattern, 'must match ^#[0-9A-Fa-f]{6}$');
+export const folderMember = z.object({ userId: z.number().int(), role: z.enum(['VIEWER', 'EDITOR']) });
+export const folderCreated = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  color: z.string(),
+  isTeamFolder: z.boolean(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  sharingType: z.enum(SHARING_TYPES).optional(),
+});
+export const folder = z.object({
+  id: z.string(),
+  workspaceGuid: z.string(),
+  title: z.string(),
+  description: z.string(),
+  sharingType: z.enum(SHARING_TYPES),
+  parentId: z.string().nullable(),
+  color: z.string(),
+  isTeamFolder: z.boolean(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  members: z.array(folderMember).optional(),
+});
+export const folderCreateBody = z.object({
+  title: folderTitle,
+  description: z.string().nullish(),
+  color: folderColor.nullish(),
+  parentId: z.string().nullish(),
+  sharingType: z.enum(CREATE_SHARING_TYPES).nullish(),
+  members: z.array(folderMember).nullish(),
+});
+export const folderCreateInWorkspaceBody = folderCreateBody.extend({ sharingType: z.enum(SHARING_TYPES).nullish() });
+export const folderUpdateBody = z.object({
+  title: folderTitle.optional(),
+  description: z.string().nullish(),
+  color: folderColor.optional(),
+  sharingType: z.enum(SHARING_TYPES).optional(),
+  members: z.array(folderMember).nullish(),
+});
+export const folderMoveBody = z
+  .object({ newParentId: z.string().nullish(), sharingTypeUpdateStrategy: z.enum(MOVE_STRATEGIES).nullish() })
+  .nullish();
+
+// ---- word memories ----
+const wmText = z
+  .string()
+  .min(LIMITS.wordMemoryText.min)
+  .max(LIMITS.wordMemoryText.max)
+  .regex(/^\S+$/, 'must not contain whitespace');
+export const wordMemory = z.object({ id: z.number().int(), entry: z.string(), subEntry: z.string().nullable(), createdAt: timestamp });
+export const wmCreateBody = z.object({
+  entries: z.array(z.object({ entry: wmText, subEntry: wmText.nullish() })).min(1).max(LIMITS.wordMemoryBulkMax),
+});
+export const wmUpdateBody = z.object({
+  entries: z
+    .array(z.object({ id: z.number().int(), entry: wmText.optional(), subEntry: wmText.nullish() }))
+    .min(1)
+    .max(LIMITS.wordMemoryBulkMax),
+});
+export const wmDeleteBody = z.object({ ids: z.array(z.number().int()).min(1).max(LIMITS.wordMemoryBulkMax) });
+export const wmCreateResponse = listOf(wordMemory);
+export const wmUpdateResponse = z.object({ content: z.array(wordMemory), notFound: z.array(z.number().int()) });
+export const wmDeleteResponse = z.object({ deleted: z.number().int(), notFound: z.array(z.number().int()) });
+
+// ---- workspaces ----
+const workspaceName = z.string().min(LIMITS.workspaceName.min).max(LIMITS.workspaceName.max).refine(notBlank, 'must not be blank');
+export const workspaceCreateBody = z.object({ name: workspaceName });
+export const workspaceRenameBody = z.object({ name: workspaceName });
+export const workspaceQuotaBody = z.object({ monthlyMinutes: z.number().int().min(0).nullable() });
+
+// ---- wiki ----
+export const wikiPage = z.object({
+  guid: z.string(),
+  canonicalName: z.string(),
+  pageType: z.string(),
+  description: z.string(),
+  mentionCount: z.number().int(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+export const wikiPageDetail = wikiPage.extend({ aliases: z.array(z.string()), links: z.array(z.object({ guid: z.string(), canonicalName: z.string() })) });
+export const wikiMention = z.object({
+  guid: z.string(),
+  noteId: z.number().int(),
+  kind: z.string(),
+  sourceUserId: z.number().int(),
+  extractedText: z.string(),
+  createdAt: timestamp,
+  paragraphId: z.number().int(),
+  paragraphUuid: z.string(),
+  confidence: z.number(),
+});
+
+// ---- voice file jobs ----
+export const voiceJobCreateBody = z
+  .object({
+    transcriptLocaleHints: z.array(locale).max(LIMITS.transcriptLocaleHintsMax).nullish(),
+    translationLocales: z.array(locale).max(LIMITS.translationLocalesMax).nullish(),
+    workspaceGuid: z.string().nullish(),
+  })
+  .nullish();
+export const voiceJob = z.object({
+  id: z.string(),
+  status: z.enum(JOB_STATUSES),
+  workspaceGuid: z.string().nullable(),
+  createdAt: timestamp,
+  fileUploadedAt: timestamp.nullable(),
+  processStartedAt: timestamp.nullable(),
+  processCompletedAt: timestamp.nullable(),
+  errorMessage: z.string().nullable(),
+  durationSeconds: z.number().nullable(),
+  transcriptLocaleHints: z.array(z.string()),
+  translationLocales: z.array(z.string()),
+});
+export const voiceJobCreated = z.object({
+  id: z.string(),
+  status: z.literal('CREATED'),
+  uploadUri: z.string(),
+  uploadUriExpiresAt: timestamp,
+  workspaceGuid: z.string().nullable(),
+  transcriptLocaleHints: z.array(z.string()),
+  translationLocales: z.array(z.string()),
+  createdAt: timestamp,
+});
+export const transcript = z.object({
+  jobId: z.string(),
+  locale: z.string(),
+  text: z.string(),
+  paragraphs: z.array(
+    z.object({ index: z.number().int(), startTimeMillis: z.number().int(), endTimeMillis: z.number().int(), speakerLabel: z.string().nullable(), text: z.string() }),
+  ),
+});
+export const translation = z.object({ jobId: z.string(), locale: z.string(), text: z.string() });
+export const paragraphSummary = z.object({ jobId: z.string(), locale: z.string(), summary: z.object({ type: z.string(), content: z.string() }) });

@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type { Scope } from './scopes.js';
+import type { PageSpec } from './limits.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export const KEY_TYPES = ['USER', 'WORKSPACE', 'ORGANIZATION', 'LEGACY_PERSONAL'] as const;
+export type KeyType = (typeof KEY_TYPES)[number];
+
+/** One row of the API: everything the client, the sandbox and the docs need to know about it. */
+export interface Endpoint {
+  /** Stable identifier, e.g. `notes.get`. */
+  id: string;
+  method: HttpMethod;
+  /** Path template with `{param}` placeholders, e.g. `/v1/external/notes/{noteGuid}`. */
+  path: string;
+  summary: string;
+  /** Scope required; null when any key may call it (or, with `auth: false`, no key at all). */
+  scope: Scope | null;
+  /** Whether a key is needed at all (false only for `api-key-scopes`). */
+  auth: boolean;
+  /** Key types that may call it; others get 403002 (or 403003 for user roles, decided by the handler). */
+  keyTypes: readonly KeyType[];
+  /** Safe to repeat on failure (GET/PUT/DELETE are; some POSTs too). */
+  idempotent: boolean;
+  /** Status code of success. */
+  successStatus: number;
+  /** Paged list: which parameter carries the page size. Unpaged lists leave this out. */
+  page?: PageSpec;
+  deprecated?: boolean;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  response?: z.ZodType;
+  /** Request body is raw bytes (the signed upload URL). */
+  rawBody?: boolean;
+}
+
+export type PathParams = Record<string, string | number>;

@@ -1,0 +1,136 @@
+import { createProgress, createSpinner, type Progress, type ProgressOptions, type Spinner, type StatusSink } from './progress.js';
+import { paint } from './text.js';
+
+export type { Progress, ProgressOptions, Spinner } from './progress.js';
+
+/** The terminal: data goes to stdout, messages, spinners and progress to stderr. */
+export interface IOStreams {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  isStdinTTY: boolean;
+  isStdoutTTY: boolean;
+  isStderrTTY: boolean;
+  color: boolean;
+  canPrompt: boolean;
+  columns: number;
+  env: NodeJS.ProcessEnv;
+  /** Write to stdout as is. */
+  out(text: string): void;
+  /** Write to stderr as is. */
+  err(text: string): void;
+  /** One line on stderr. */
+  info(line: string): void;
+  /** `warning: line` on stderr (yellow prefix with colour). */
+  warn(line: string): void;
+  /** `✓ line` on stderr (green mark with colour; just the line without). */
+  success(line: string): void;
+  spinner(text: string): Spinner;
+  progress(opts: ProgressOptions): Progress;
+}
+
+export type ColorSetting = 'auto' | 'always' | 'never';
+
+export interface IOStreamsOptions {
+  noColor?: boolean;
+  noInput?: boolean;
+  /** The `color` setting; `never` acts like --no-color, `always` like FORCE_COLOR=1. */
+  colorSetting?: ColorSetting;
+  env?: NodeJS.ProcessEnv;
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+  columns?: number;
+}
+
+const isTTY = (s: unknown): boolean => Boolean((s as { isTTY?: boolean }).isTTY);
+/** Set, and not '', '0' or 'false'. */
+const enabled = (v: string | undefined): boolean => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+
+/** `CI` set to anything but '', '0' or 'false'. */
+export function isCI(env: NodeJS.ProcessEnv): boolean {
+  return enabled(env.CI);
+}
+
+/**
+ * Precedence: --no-color, then NO_COLOR (any non-empty value: off), then FORCE_COLOR ('0' or 'false': off, any
+ * other non-empty value: on), then the `color` setting (never/always), then auto: on only when stdout and stderr
+ * are both terminals and TERM is not dumb.
+ */
+export function decideColor(o: { env: NodeJS.ProcessEnv; noColor?: boolean; colorSetting?: ColorSetting; stdoutTTY: boolean; stderrTTY: boolean }): boolean {
+  if (o.noColor || (o.env.NO_COLOR ?? '') !== '') return false;
+  if ((o.env.FORCE_COLOR ?? '') !== '') return enabled(o.env.FORCE_COLOR);
+  if (o.colorSetting && o.colorSetting !== 'auto') return o.colorSetting === 'always';
+  if (o.env.TERM === 'dumb') return false;
+  return o.stdoutTTY && o.stderrTTY;
+}
+
+/** Prompting needs a terminal on stdin and stdout, no CI, and no --no-input. */
+export function decideCanPrompt(o: { env: NodeJS.ProcessEnv; noInput?: boolean; stdinTTY: boolean; stdoutTTY: boolean }): boolean {
+  return o.stdinTTY && o.stdoutTTY && !isCI(o.env) && !o.noInput;
+}
+
+/**
+ * Make every colour-aware library (chalk via ora, inquirer, Node's own) follow our decision. Call it before any of
+ * them is imported; ora and inquirer are only imported lazily.
+ */
+export function applyColorToEnvironment(color: boolean): void {
+  // Node warns when NO_COLOR and FORCE_COLOR are both set; FORCE_COLOR alone expresses the decision.
+  delete process.env.NO_COLOR;
+  if (!color) process.env.FORCE_COLOR = '0';
+  else if (!enabled(process.env.FORCE_COLOR)) delete process.env.FORCE_COLOR;
+}
+
+function terminalColumns(stdout: NodeJS.WritableStream, env: NodeJS.ProcessEnv): number {
+  const tty = (stdout as { columns?: number }).columns;
+  if (tty && tty > 0) return tty;
+  const fromEnv = Number.parseInt(env.COLUMNS ?? '', 10);
+  return fromEnv > 0 ? fromEnv : 80;
+}
+
+let watchingStdoutPipe = false;
+
+export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
+  const env = opts.env ?? process.env;
+  const stdin = opts.stdin ?? process.stdin;
+  const stdout = opts.stdout ?? process.stdout;
+  const stderr = opts.stderr ?? process.stderr;
+  const isStdinTTY = isTTY(stdin);
+  const isStdoutTTY = isTTY(stdout);
+  const isStderrTTY = isTTY(stderr);
+  const color = decideColor({ env, noColor: opts.noColor, colorSetting: opts.colorSetting, stdoutTTY: isStdoutTTY, stderrTTY: isStderrTTY });
+  const columns = opts.columns ?? terminalColumns(stdout, env);
+  // A terminal without a size (e.g. a pty nobody sized) cannot redraw a line reliably: no spinner there.
+  const stderrSized = ((stderr as { columns?: number }).columns ?? 0) > 0;
+  const sink: StatusSink = { stderr, interactive: isStderrTTY && stderrSized && env.TERM !== 'dumb' && !isCI(env), color, columns };
+
+  if (stdout === process.stdout && !watchingStdoutPipe) {
+    watchingStdoutPipe = true;
+    // `notevox … | head`: the reader went away, nothing more to print.
+    stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(0);
+      throw e;
+    });
+  }
+
+  const err = (text: string) => void stderr.write(text);
+  return {
+    stdin,
+    stdout,
+    stderr,
+    isStdinTTY,
+    isStdoutTTY,
+    isStderrTTY,
+    color,
+    canPrompt: decideCanPrompt({ env, noInput: opts.noInput, stdinTTY: isStdinTTY, stdoutTTY: isStdoutTTY }),
+    columns,
+    env,
+    out: (text) => void stdout.write(text),
+    err,
+    info: (line) => err(line + '\n'),
+    warn: (line) => err(`${paint(color, 'yellow', 'warning:')} ${line}\n`),
+    success: (line) => err(color ? `${paint(true, 'green', '✓')} ${line}\n` : line + '\n'),
+    spinner: (text) => createSpinner(sink, text),
+    progress: (o) => createProgress(sink, o),
+  };
+}

@@ -1,0 +1,141 @@
+import { paint, truncate } from './text.js';
+
+/** An activity indicator on stderr; on a non-interactive stderr only explicit final messages are printed. */
+export interface Spinner {
+  text(s: string): void;
+  /** Stop with `✓ s` (the current text when `s` is omitted and stderr is interactive). */
+  succeed(s?: string): void;
+  /** Stop with `✗ s` (the current text when `s` is omitted and stderr is interactive). */
+  fail(s?: string): void;
+  /** Stop and clear, printing nothing. */
+  stop(): void;
+}
+
+export interface Progress {
+  tick(n: number): void;
+  addRetry(): void;
+  setTotal(n: number): void;
+  /** Clear the progress line and print `summary` (also when stderr is not interactive). */
+  done(summary?: string): void;
+}
+
+export interface ProgressOptions {
+  total?: number;
+  unit: 'bytes' | 'rows';
+  label: string;
+}
+
+/** What spinners and progress lines need from the terminal. */
+export interface StatusSink {
+  stderr: NodeJS.WritableStream;
+  /** stderr is a terminal that can redraw a line (TTY, TERM not dumb, not CI). */
+  interactive: boolean;
+  color: boolean;
+  columns: number;
+}
+
+const CLEAR_LINE = '\r\u001b[2K';
+const REDRAW_EVERY_MS = 100;
+
+export function formatBytes(n: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${n} B` : `${v.toFixed(1)} ${units[i]}`;
+}
+
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** `label  done/total  rate/s  ETA 12s  (retries N)`; parts that are not known yet are left out. */
+export function formatProgressLine(p: { label: string; unit: 'bytes' | 'rows'; done: number; total?: number; elapsedMs: number; retries: number }): string {
+  const amount = (n: number) => (p.unit === 'bytes' ? formatBytes(n) : String(n));
+  const parts = [p.label, p.total !== undefined ? `${amount(p.done)}/${amount(p.total)}` : amount(p.done) + (p.unit === 'rows' ? ' rows' : '')];
+  const rate = p.elapsedMs > 0 ? p.done / (p.elapsedMs / 1000) : 0;
+  if (rate > 0) {
+    parts.push(p.unit === 'bytes' ? `${formatBytes(Math.round(rate))}/s` : `${rate.toFixed(rate < 10 ? 1 : 0)} rows/s`);
+    if (p.total !== undefined && p.done < p.total) parts.push(`ETA ${formatDuration((p.total - p.done) / rate)}`);
+  }
+  if (p.retries > 0) parts.push(`(retries ${p.retries})`);
+  return parts.join('  ');
+}
+
+const writeLine = (sink: StatusSink, line: string) => sink.stderr.write(line + '\n');
+
+export function createSpinner(sink: StatusSink, initialText: string): Spinner {
+  let current = initialText;
+  let finished = false;
+  let ora: { text: string; stop(): unknown } | undefined;
+  if (sink.interactive) {
+    // ora is loaded only when a spinner is shown; if it is stopped before it loaded, it never starts.
+    import('ora')
+      .then(({ default: makeOra }) => {
+        if (finished) return;
+        ora = makeOra({ text: current, stream: sink.stderr, isEnabled: true, color: sink.color ? 'cyan' : false, discardStdin: false }).start();
+      })
+      .catch(() => {});
+  }
+  const finish = (mark: string | undefined, explicit: string | undefined) => {
+    if (finished) return;
+    finished = true;
+    ora?.stop();
+    const text = explicit ?? (sink.interactive && mark ? current : undefined);
+    if (mark && text) writeLine(sink, `${mark} ${text}`);
+  };
+  return {
+    text(s) {
+      current = s;
+      if (ora) ora.text = s;
+    },
+    succeed: (s) => finish(paint(sink.color, 'green', '✓'), s),
+    fail: (s) => finish(paint(sink.color, 'red', '✗'), s),
+    stop: () => finish(undefined, undefined),
+  };
+}
+
+export function createProgress(sink: StatusSink, opts: ProgressOptions, now: () => number = Date.now): Progress {
+  const start = now();
+  let total = opts.total;
+  let done = 0;
+  let retries = 0;
+  let lastDraw = 0;
+  let drawn = false;
+  let finished = false;
+  const draw = (force: boolean) => {
+    if (!sink.interactive || finished) return;
+    const t = now();
+    if (!force && t - lastDraw < REDRAW_EVERY_MS) return;
+    lastDraw = t;
+    drawn = true;
+    const line = formatProgressLine({ label: opts.label, unit: opts.unit, done, total, elapsedMs: t - start, retries });
+    sink.stderr.write(CLEAR_LINE + truncate(line, Math.max(10, sink.columns - 1)));
+  };
+  return {
+    tick(n) {
+      done += n;
+      draw(false);
+    },
+    addRetry() {
+      retries++;
+      draw(true);
+    },
+    setTotal(n) {
+      total = n;
+      draw(false);
+    },
+    done(summary) {
+      if (finished) return;
+      if (drawn) sink.stderr.write(CLEAR_LINE);
+      finished = true;
+      if (summary) writeLine(sink, summary);
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import { createRequire } from 'node:module';
+import { UsageError } from '../errors.js';
+import type { OutputFormat } from './formats.js';
+import type { IOStreams } from './iostreams.js';
+import { formatTable } from './table.js';
+import { cellText, isRecord, project, type CellMode, type Column } from './values.js';
+
+export { OUTPUT_FORMATS, parseOutputFormat, type OutputFormat } from './formats.js';
+export { formatRelativeTime, type Column } from './values.js';
+
+export interface OutputOptions {
+  /** Undefined: table when stdout is a terminal, tsv when it is piped. */
+  format?: OutputFormat;
+  /** Dotted paths: the columns of table/csv/tsv, the kept keys of JSON. */
+  fields?: string[];
+  /** JMESPath expression applied to the JSON value. */
+  query?: string;
+}
+
+export interface ListWriter {
+  write(rows: object[]): void;
+  end(): void;
+}
+
+/** csv-stringify and JMESPath are loaded on first use (synchronously: callers do not await rendering). */
+const load = createRequire(import.meta.url);
+
+export function resolveFormat(io: IOStreams, opts: OutputOptions): OutputFormat {
+  return opts.format ?? (io.isStdoutTTY ? 'table' : 'tsv');
+}
+
+const pretty = (v: unknown) => JSON.stringify(v ?? null, null, 2) + '\n';
+const compact = (v: unknown) => JSON.stringify(v ?? null) + '\n';
+
+function runQuery(value: unknown, expression: string): unknown {
+  const { search }: typeof import('@jmespath-community/jmespath') = load('@jmespath-community/jmespath');
+  try {
+    return search(value as Parameters<typeof search>[0], expression);
+  } catch (e) {
+    throw new UsageError(`invalid --query "${expression}": ${(e as Error).message}`, 'See https://jmespath.site for the JMESPath syntax.');
+  }
+}
+
+/** Columns for rows: --fields (reusing a known column of the same key), else the given ones, else every key seen. */
+function chooseColumns(columns: Column[], fields: string[] | undefined, rows: unknown[]): Column[] {
+  if (fields?.length) return fields.map((f) => columns.find((c) => c.key === f) ?? { key: f, header: f });
+  if (columns.length) return columns;
+  if (!rows.every(isRecord)) return [{ key: 'value', header: 'value', get: (r) => r }];
+  const keys = new Set<string>();
+  for (const r of rows) for (const k of Object.keys(r as object)) keys.add(k);
+  return [...keys].map((k) => ({ key: k, header: k }));
+}
+
+function csvLines(rows: string[][]): string {
+  const { stringify }: typeof import('csv-stringify/sync') = load('csv-stringify/sync');
+  return rows.length ? stringify(rows) : '';
+}
+
+const cells = (rows: unknown[], cols: Column[], mode: CellMode, now: Date) => rows.map((r) => cols.map((c) => cellText(r, c, mode, now)));
+
+/** Rows as tsv (no header) or csv (header of column keys when `header`). */
+function delimited(rows: unknown[], cols: Column[], format: 'csv' | 'tsv', header: boolean): string {
+  const body = cells(rows, cols, format, new Date());
+  if (format === 'tsv') return body.map((r) => r.join('\t') + '\n').join('');
+  return csvLines(header ? [cols.map((c) => c.key), ...body] : body);
+}
+
+function listTable(io: IOStreams, rows: unknown[], cols: Column[]): string {
+  return formatTable({
+    headers: cols.map((c) => c.header),
+    rows: cells(rows, cols, 'table', new Date()),
+    rightAlign: cols.map((c) => c.kind === 'number'),
+    maxWidths: cols.map((c) => c.maxWidth),
+    columns: io.columns,
+    color: io.color,
+  });
+}
+
+/** Rows in a non-JSON format (all rows at hand). */
+function emitRows(io: IOStreams, rows: unknown[], cols: Column[], format: Exclude<OutputFormat, 'json' | 'ndjson'>): void {
+  if (format !== 'table') io.out(delimited(rows, cols, format, true));
+  else if (rows.length) io.out(listTable(io, rows, cols));
+  else io.info('No results.');
+}
+
+/** One object in a non-JSON format: key/value table, `key\tvalue` lines, or a one-row csv. */
+function emitObject(io: IOStreams, obj: object, cols: Column[], format: Exclude<OutputFormat, 'json' | 'ndjson'>): void {
+  if (format === 'csv') return io.out(delimited([obj], cols, 'csv', true));
+  const mode: CellMode = format === 'tsv' ? 'tsv' : 'table';
+  const pairs = cols.map((c) => [format === 'tsv' ? c.key : c.header, cellText(obj, c, mode, new Date())]);
+  if (format === 'tsv') return io.out(pairs.map((p) => p.join('\t') + '\n').join(''));
+  io.out(formatTable({ rows: pairs, maxWidths: [undefined, ...cols.map((c) => c.maxWidth)], firstColumnStyle: 'bold', columns: io.columns, color: io.color }));
+}
+
+/**
+ * Any JSON value. JSON formats print it (projected to --fields) exactly; otherwise an array renders as rows, an object
+ * as a key/value view, a string as is and anything else as JSON.
+ */
+function emitValue(io: IOStreams, value: unknown, format: OutputFormat, columns: Column[], fields: string[] | undefined): void {
+  if (format === 'json') return io.out(pretty(project(value, fields)));
+  if (format === 'ndjson') {
+    const v = project(value, fields);
+    return io.out(Array.isArray(v) ? v.map(compact).join('') : compact(v));
+  }
+  if (Array.isArray(value)) return emitRows(io, value, chooseColumns(columns, fields, value), format);
+  if (isRecord(value)) return emitObject(io, value, chooseColumns(columns, fields, [value]), format);
+  io.out(typeof value === 'string' ? value + '\n' : pretty(value));
+}
+
+/** --query: fields first, then the expression over the whole JSON value; the result is rendered generically. */
+function emitQueried(io: IOStreams, value: unknown, opts: OutputOptions & { query: string }): void {
+  emitValue(io, runQuery(project(value, opts.fields), opts.query), resolveFormat(io, opts), [], undefined);
+}
+
+/**
+ * A list that arrives page by page. ndjson, csv and tsv print each page as it comes (constant memory); json prints
+ * one valid array as it goes; table (widths) and --query (whole array) wait for end().
+ */
+export function createListWriter(io: IOStreams, columns: Column[], opts: OutputOptions): ListWriter {
+  const format = resolveFormat(io, opts);
+  const { fields, query } = opts;
+  if (query || format === 'table') {
+    const all: object[] = [];
+    return {
+      write: (rows) => {
+        for (const r of rows) all.push(r);
+      },
+      end: () => (query ? emitQueried(io, all, { ...opts, query }) : emitRows(io, all, chooseColumns(columns, fields, all), 'table')),
+    };
+  }
+  if (format === 'json') {
+    let count = 0;
+    return {
+      write: (rows) => {
+        for (const r of rows) io.out((count++ ? ',\n' : '[\n') + JSON.stringify(project(r, fields), null, 2).replace(/^/gm, '  '));
+      },
+      end: () => io.out(count ? '\n]\n' : '[]\n'),
+    };
+  }
+  if (format === 'ndjson') {
+    return { write: (rows) => io.out(rows.map((r) => compact(project(r, fields))).join('')), end: () => {} };
+  }
+  let cols: Column[] | undefined;
+  return {
+    write: (rows) => {
+      if (!rows.length) return;
+      const first = !cols;
+      cols ??= chooseColumns(columns, fields, rows);
+      io.out(delimited(rows, cols, format, first));
+    },
+    end: () => {
+      // An empty csv still gets its header when the columns are known without rows.
+      if (!cols && format === 'csv' && (columns.length || fields?.length)) io.out(delimited([], chooseColumns(columns, fields, []), 'csv', true));
+    },
+  };
+}
+
+export function renderList(io: IOStreams, rows: object[], columns: Column[], opts: OutputOptions): void {
+  const w = createListWriter(io, columns, opts);
+  w.write(rows);
+  w.end();
+}
+
+/** One object: JSON exactly (or projected), a key/value table on a terminal, `key\tvalue` lines when piped. */
+export function renderObject(io: IOStreams, obj: object, opts: OutputOptions, columns?: Column[]): void {
+  renderValue(io, obj, opts, columns);
+}
+
+/** Any JSON value (e.g. a raw API response): arrays as lists, objects as key/value, scalars as is. */
+export function renderValue(io: IOStreams, value: unknown, opts: OutputOptions, columns: Column[] = []): void {
+  if (opts.query) return emitQueried(io, value, { ...opts, query: opts.query });
+  emitValue(io, value, resolveFormat(io, opts), columns, opts.fields);
+}

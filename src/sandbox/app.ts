@@ -1,0 +1,203 @@
+import { Hono, type Context } from 'hono';
+import type { z } from 'zod';
+import { ERROR_CODES, errorEnvelope } from '../contract/errors.js';
+import { ENDPOINTS } from '../contract/endpoints.js';
+import { LIMITS } from '../contract/limits.js';
+import { scopeAllows } from '../contract/scopes.js';
+import type { Endpoint } from '../contract/types.js';
+import { getNote, noteVisible } from './access.js';
+import { authenticate } from './auth.js';
+import type { FaultInjector } from './faults.js';
+import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
+import { ApiFailure, notFound } from './http.js';
+import type { RateLimiter } from './ratelimit.js';
+import { formatPath } from './seed.js';
+import { isReply, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
+
+export interface AppOptions {
+  rt: SandboxRuntime;
+  rateLimiter?: RateLimiter | null;
+  faults?: FaultInjector | null;
+  /** Access log line per request (stderr with --verbose). Never given the secret. */
+  accessLog?: (line: string) => void;
+}
+
+type Env = { Bindings: { incoming?: { socket?: { destroy(): void } } }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean } };
+
+const toHonoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+const paramCount = (ep: Endpoint) => (ep.path.match(/\{/g) ?? []).length;
+
+function zodDetail(err: z.ZodError, where: string): string {
+  const issue = err.issues[0];
+  const path = issue.path.length ? formatPath(issue.path) : where;
+  return `${path}: ${issue.message}`;
+}
+
+function send(c: Context<Env>, status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  const all = { ...(c.get('extraHeaders') ?? {}), ...headers };
+  if (status === 204 || body === undefined) return new Response(null, { status, headers: all });
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...all } });
+}
+
+function fail(c: Context<Env>, f: ApiFailure): Response {
+  return send(c, f.status, f.toBody(), f.headers);
+}
+
+function acceptsJson(accept: string | undefined): boolean {
+  if (!accept) return true;
+  return accept.split(',').some((part) => {
+    const t = part.split(';')[0].trim().toLowerCase();
+    return t === '*/*' || t === 'application/*' || t === 'application/json' || t.endsWith('+json');
+  });
+}
+
+async function readJsonBody(req: Request): Promise<unknown> {
+  const declared = Number(req.headers.get('content-length') ?? '0');
+  if (declared > LIMITS.jsonBodyMaxBytes) throw new ApiFailure(ERROR_CODES.TOO_LARGE, 'request body too large', `the limit is ${LIMITS.jsonBodyMaxBytes} bytes`);
+  if (!req.body) return undefined;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > LIMITS.jsonBodyMaxBytes) {
+      await reader.cancel();
+      throw new ApiFailure(ERROR_CODES.TOO_LARGE, 'request body too large', `the limit is ${LIMITS.jsonBodyMaxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  const type = (req.headers.get('content-type') ?? '').toLowerCase();
+  if (!type.startsWith('application/json') && !/^application\/[\w.+-]*\+json/.test(type))
+    throw new ApiFailure(ERROR_CODES.MALFORMED, 'unsupported Content-Type', 'send the body as Content-Type: application/json');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ApiFailure(ERROR_CODES.MALFORMED, 'malformed JSON body', (e as Error).message);
+  }
+}
+
+function checkPageSize(ep: Endpoint, query: Record<string, string>): void {
+  if (!ep.page) return;
+  const raw = query[ep.page.param];
+  if (raw === undefined) return;
+  const n = Number(raw);
+  if (!/^-?\d+$/.test(raw) || n < ep.page.min || n > ep.page.max)
+    throw new ApiFailure(ERROR_CODES.PAGE_SIZE, `${ep.page.param} out of range`, `${ep.page.param} must be an integer from ${ep.page.min} to ${ep.page.max}`);
+}
+
+function parseWith(schema: z.ZodType | undefined, value: unknown, where: string): any {
+  if (!schema) return value;
+  const r = schema.safeParse(value);
+  if (!r.success) throw new ApiFailure(ERROR_CODES.MALFORMED, `invalid ${where}`, zodDetail(r.error, where));
+  return r.data;
+}
+
+/** Scope (403001) then key type (403002), as decisions.md §2.3 orders them. */
+function authorize(ep: Endpoint, p: Principal): void {
+  if (!scopeAllows(p.scopes, ep.scope)) {
+    throw new ApiFailure(ERROR_CODES.INSUFFICIENT_SCOPE, 'insufficient_scope', `insufficient_scope: requires ${ep.scope}`, {
+      'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${ep.scope}"`,
+    });
+  }
+  if (!ep.keyTypes.includes(p.keyType)) {
+    throw new ApiFailure(ERROR_CODES.KEY_TYPE_FORBIDDEN, `a ${p.keyType.toLowerCase()} key may not call ${ep.method} ${ep.path}`, 'see the key-type rules: use a user key');
+  }
+}
+
+/** Build the sandbox's hono app: routes registered from the contract, in order of specificity. */
+export function createApp(opts: AppOptions): Hono<Env> {
+  const { rt } = opts;
+  const app = new Hono<Env>();
+
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    const status = c.res.status;
+    const path = new URL(c.req.url).pathname;
+    if (opts.accessLog) opts.accessLog(`${c.req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms key=${c.get('keyId') ?? '-'}`);
+    try {
+      rt.db.run('INSERT INTO request_log (at, key_id, method, path, status) VALUES (?, ?, ?, ?, ?)', [rt.clock.now().toISOString(), c.get('keyId') ?? null, c.req.method, path, status]);
+    } catch {}
+  });
+
+  // Fault injection applies to every request, the upload URL included.
+  app.use('*', async (c, next) => {
+    if (!opts.faults?.active) return next();
+    const d = opts.faults.decide(new URL(c.req.url).pathname);
+    if (d.latencyMs > 0) await new Promise((r) => setTimeout(r, d.latencyMs));
+    if (d.degraded) c.set('degraded', true);
+    const f = d.failure;
+    if (!f) return next();
+    if (f.kind === 'reset') {
+      const socket = c.env?.incoming?.socket;
+      if (socket) {
+        socket.destroy();
+        return new Response(null, { status: 500 });
+      }
+      return fail(c, new ApiFailure(ERROR_CODES.INTERNAL, 'injected connection reset'));
+    }
+    if (f.kind === '429')
+      return fail(c, new ApiFailure(ERROR_CODES.RATE_LIMITED, 'rate limit exceeded (injected)', null, { 'Retry-After': String(f.retryAfter ?? 1) }));
+    return send(c, Number(f.kind), errorEnvelope(Number(f.kind), ERROR_CODES.INTERNAL, 'injected failure'));
+  });
+
+  for (const extra of EXTRA_ROUTES) extra(app as unknown as Hono, rt);
+
+  const ordered = [...ENDPOINTS].sort((a, b) => paramCount(a) - paramCount(b));
+  for (const ep of ordered) {
+    app.on(ep.method, toHonoPath(ep.path), async (c) => {
+      if (!acceptsJson(c.req.header('accept'))) return fail(c, new ApiFailure(ERROR_CODES.NOT_ACCEPTABLE, 'not acceptable', 'the service answers application/json'));
+      const handler = HANDLERS[ep.id];
+      let principal: Principal | undefined;
+      if (ep.auth) {
+        principal = authenticate(rt.db, c.req.header('authorization'), rt.clock.now());
+        c.set('keyId', principal.keyId);
+        if (opts.rateLimiter) {
+          const d = opts.rateLimiter.take(principal.keyId);
+          c.set('extraHeaders', d.headers);
+          if (!d.allowed)
+            throw new ApiFailure(ERROR_CODES.RATE_LIMITED, 'rate limit exceeded', `retry after ${d.retryAfterSeconds} seconds`, { 'Retry-After': String(d.retryAfterSeconds) });
+        }
+      }
+      const params = parseWith(ep.params, c.req.param(), 'path');
+      // Note sub-resources: visibility (404) comes before scope and key-type checks.
+      let note;
+      if (principal && 'noteGuid' in params) {
+        note = getNote(rt.db, params.noteGuid);
+        if (!note || !noteVisible(rt.db, principal, note)) throw notFound('note');
+      }
+      if (principal) authorize(ep, principal);
+      if (!handler) throw new ApiFailure(ERROR_CODES.NO_ROUTE, `${ep.method} ${ep.path} is not implemented by this sandbox version`);
+      const rawQuery = c.req.query();
+      checkPageSize(ep, rawQuery);
+      const query = parseWith(ep.query, rawQuery, 'query');
+      const body = ep.body ? parseWith(ep.body, await readJsonBody(c.req.raw), 'body') : undefined;
+      const out = await handler({ endpoint: ep, principal: principal!, params, query, body, rt, req: c.req.raw, note, degraded: c.get('degraded') ?? false });
+      const headers: Record<string, string> = ep.deprecated ? { Deprecation: 'true' } : {};
+      if (isReply(out)) {
+        const r = out as HandlerResult;
+        return send(c, r.status ?? ep.successStatus, r.body, { ...headers, ...r.headers });
+      }
+      return send(c, ep.successStatus, ep.successStatus === 204 ? undefined : out, headers);
+    });
+  }
+
+  app.all('*', (c) => {
+    const path = new URL(c.req.url).pathname;
+    const other = ENDPOINTS.find((ep) => new RegExp('^' + ep.path.replace(/\{\w+\}/g, '[^/]+') + '$').test(path));
+    const message = other ? `${c.req.method} is not supported on ${path}` : `no route ${c.req.method} ${path}`;
+    return fail(c, new ApiFailure(ERROR_CODES.NO_ROUTE, message));
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof ApiFailure) return fail(c, err);
+    if (opts.accessLog) opts.accessLog(`internal error: ${(err as Error).stack ?? err}`);
+    return fail(c, new ApiFailure(ERROR_CODES.INTERNAL, 'internal error'));
+  });
+
+  return app;
+}

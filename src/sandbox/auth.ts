@@ -1,0 +1,76 @@
+import { timingSafeEqual } from 'node:crypto';
+import { ERROR_CODES } from '../contract/errors.js';
+import { LIMITS } from '../contract/limits.js';
+import type { KeyType } from '../contract/types.js';
+import type { Db } from './db.js';
+import { hashSecret } from './ids.js';
+import { ApiFailure } from './http.js';
+import type { Principal } from './types.js';
+
+interface KeyRow {
+  id: string;
+  secret_salt: string;
+  secret_hash: string;
+  type: KeyType;
+  user_id: number | null;
+  workspace_guid: string | null;
+  organization_id: string | null;
+  scopes: string;
+  status: string;
+  expires_at: string | null;
+  created_at: string;
+  voice_permission: number;
+  legacy_scope: number;
+}
+
+const unauthorized = (code: number, message: string, detail: string | null = null) => new ApiFailure(code, message, detail);
+const DUMMY_SALT = 'notevox-sandbox-dummy-salt';
+
+/** Split a bearer value into id and secret, or say why it is malformed. */
+export function splitKey(value: string): { id: string; secret: string } | { error: string } {
+  const dot = value.indexOf('.');
+  if (dot < 0) return { error: 'only a key id was sent: the bearer value is the whole key {id}.{secret}, dot included' };
+  const id = value.slice(0, dot);
+  const secret = value.slice(dot + 1);
+  if (!id || !secret || secret.includes('.') || /\s/.test(value)) return { error: 'the key must have the form {id}.{secret}' };
+  return { id, secret };
+}
+
+/** Authenticate an Authorization header: every 401 case of the spec, in order (decisions.md §1.3). */
+export function authenticate(db: Db, header: string | undefined, now: Date): Principal {
+  if (!header) throw unauthorized(ERROR_CODES.AUTH_MISSING, 'missing Authorization header', 'send Authorization: Bearer {id}.{secret}');
+  const m = /^Bearer\s+(.+)$/i.exec(header.trim());
+  if (!m) throw unauthorized(ERROR_CODES.AUTH_MALFORMED, 'malformed Authorization header', 'use the Bearer scheme: Authorization: Bearer {id}.{secret}');
+  const parts = splitKey(m[1].trim());
+  if ('error' in parts) throw unauthorized(ERROR_CODES.AUTH_MALFORMED, 'malformed API key', parts.error);
+
+  const row = db.get<KeyRow>('SELECT * FROM api_keys WHERE id = ?', [parts.id]);
+  // Hash even for an unknown id so that timing does not reveal which ids exist.
+  const computed = Buffer.from(hashSecret(parts.secret, row?.secret_salt ?? DUMMY_SALT), 'hex');
+  const stored = Buffer.from(row?.secret_hash ?? hashSecret('x', DUMMY_SALT), 'hex');
+  const match = computed.length === stored.length && timingSafeEqual(computed, stored);
+  if (!row || !match) throw unauthorized(ERROR_CODES.AUTH_UNKNOWN, 'invalid API key');
+
+  if (row.status !== 'active') throw unauthorized(ERROR_CODES.AUTH_INACTIVE, `API key is ${row.status}`);
+  if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) throw unauthorized(ERROR_CODES.AUTH_INACTIVE, 'API key is expired');
+  if (row.type === 'WORKSPACE' && !row.workspace_guid)
+    throw unauthorized(ERROR_CODES.AUTH_UNBOUND_WORKSPACE_KEY, 'workspace API key is not bound to a workspace');
+  if (row.type === 'LEGACY_PERSONAL' && now.getTime() > Date.parse(LIMITS.legacyKeyCutoff))
+    throw unauthorized(ERROR_CODES.AUTH_LEGACY_EXPIRED, 'legacy personal API keys stopped working on 2026-06-30', 'create a workspace key or an account key');
+
+  const user = row.user_id !== null ? db.get<{ organization_id: string; org_admin: number }>('SELECT organization_id, org_admin FROM users WHERE id = ?', [row.user_id]) : undefined;
+  const ws = row.workspace_guid ? db.get<{ organization_id: string }>('SELECT organization_id FROM workspaces WHERE guid = ?', [row.workspace_guid]) : undefined;
+  return {
+    keyId: row.id,
+    keyType: row.type,
+    scopes: JSON.parse(row.scopes) as string[],
+    userId: row.user_id,
+    workspaceGuid: row.workspace_guid,
+    organizationId: row.organization_id ?? user?.organization_id ?? ws?.organization_id ?? '',
+    orgAdmin: Boolean(user?.org_admin),
+    legacyScope: Boolean(row.legacy_scope),
+    voicePermission: Boolean(row.voice_permission),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}

@@ -1,0 +1,330 @@
+import { ERROR_CODES } from '../../contract/errors.js';
+import { LIMITS, PAGE_SIZES } from '../../contract/limits.js';
+import { folderVisible, getFolder, isUserKey, noteEditable, reachesWorkspace, type NoteRow } from '../access.js';
+import { decodeRow, type Db } from '../db.js';
+import { ApiFailure, badRequest, forbidden, keysetPage, notFound } from '../http.js';
+import { hashSecret, newSalt, randomAlnum } from '../ids.js';
+import { folderJson, markdownToHtml, markdownToPlain, noteJson, plainToHtml, WEB_APP_URL } from '../serialize.js';
+import type { HandlerContext, HandlerMap } from '../types.js';
+import { relevance, visibleNotes } from './notes-core.js';
+import { getTemplate, templateUsable } from './templates.js';
+
+/**
+ * Note sub-resources and deep search (decisions.md §3.1–§3.4, §5.2, §5.4, §5.5). The app has already
+ * checked the note's visibility for every `{noteGuid}` route, so `ctx.note` is readable by the caller.
+ */
+
+// ---------------------------------------------------------------- rows
+
+interface ParagraphRow {
+  id: number;
+  uuid: string;
+  position: number;
+  time_from: string;
+  time_to: string;
+  speaker: string | null;
+  content: string;
+}
+
+interface Section {
+  type: string;
+  content: string;
+  createdAt: string;
+}
+
+interface DocumentRow {
+  id: number;
+  note_guid: string;
+  template_id: number;
+  template_title: string;
+  template_owner_type: string;
+  template_kind: string;
+  locale: string;
+  sections: Section[];
+  created_at: string;
+  updated_at: string;
+}
+
+interface SummaryRow {
+  id: number;
+  note_guid: string;
+  template_id: number | null;
+  template_title: string | null;
+  locale: string;
+  content_markdown: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface ShareLinkRow {
+  note_guid: string;
+  share_id: string;
+  share_url: string;
+  password_hash: string | null;
+  created_at: string;
+}
+
+const SHARE_ID_LENGTH = 22;
+const SHARE_PASSWORD_LENGTH = 16;
+const SNIPPET_CONTEXT = 40;
+const SNIPPETS_PER_NOTE = 3;
+const SANDBOX_MARK = '> Sandbox output: drafted by the notevox sandbox from the transcript, not by a language model.';
+
+const paragraphs = (db: Db, guid: string) => db.all<ParagraphRow>('SELECT * FROM paragraphs WHERE note_guid = ? ORDER BY position', [guid]);
+
+function paragraphJson(r: ParagraphRow) {
+  return { id: r.id, uuid: r.uuid, timeFrom: r.time_from, timeTo: r.time_to, speaker: r.speaker, transcript: { type: 'text/plain', content: r.content } };
+}
+
+const DOCUMENT_SELECT = `SELECT d.*, t.title AS template_title, t.owner_type AS template_owner_type, t.kind AS template_kind
+  FROM documents d JOIN templates t ON t.id = d.template_id`;
+
+function documents(db: Db, noteGuid: string): DocumentRow[] {
+  return db.all<DocumentRow>(`${DOCUMENT_SELECT} WHERE d.note_guid = ? ORDER BY d.created_at DESC, d.id DESC`, [noteGuid]).map((r) => decodeRow('documents', r));
+}
+
+function documentListJson(d: DocumentRow) {
+  return { id: d.id, noteGuid: d.note_guid, template: { id: d.template_id, title: d.template_title }, locale: d.locale, createdAt: d.created_at, updatedAt: d.updated_at };
+}
+
+type DocumentFormat = 'json' | 'markdown' | 'html';
+
+/** A section in the asked format: json keeps the stored type; markdown and html convert (decisions.md §5.4). */
+function sectionAs(s: Section, format: DocumentFormat) {
+  const markdown = s.type === 'text/markdown';
+  if (format === 'json') return { content: { type: s.type, content: s.content }, createdAt: s.createdAt };
+  if (format === 'markdown') return { content: { type: 'text/markdown', content: s.content }, createdAt: s.createdAt };
+  return { content: { type: 'text/html', content: markdown ? markdownToHtml(s.content) : plainToHtml(s.content) }, createdAt: s.createdAt };
+}
+
+function documentJson(d: DocumentRow, format: DocumentFormat = 'json') {
+  return { ...documentListJson(d), sections: d.sections.map((s) => sectionAs(s, format)) };
+}
+
+function shareLinkJson(r: ShareLinkRow) {
+  return { shareId: r.share_id, noteGuid: r.note_guid, shareUrl: r.share_url, hasPassword: r.password_hash !== null, createdAt: r.created_at };
+}
+
+const getShareLink = (db: Db, guid: string) => db.get<ShareLinkRow>('SELECT * FROM share_links WHERE note_guid = ?', [guid]);
+
+function summaries(db: Db, noteGuid: string, id?: number): SummaryRow[] {
+  const byId = id !== undefined ? ' AND s.id = ?' : '';
+  return db.all<SummaryRow>(
+    `SELECT s.*, t.title AS template_title FROM summaries s LEFT JOIN templates t ON t.id = s.template_id
+     WHERE s.note_guid = ?${byId} ORDER BY s.created_at DESC, s.id DESC`,
+    id !== undefined ? [noteGuid, id] : [noteGuid],
+  );
+}
+
+const templateRef = (id: number | null, title: string | null) => (id !== null ? { id, title: title ?? '' } : null);
+
+/** Changing a note (share links, documents) needs the UPDATE_CONTENT permission for user keys. */
+function requireEditable(ctx: HandlerContext, what: string): NoteRow {
+  const note = ctx.note!;
+  if (!noteEditable(ctx.rt.db, ctx.principal, note)) throw forbidden(`you may not ${what} on this note`, 'UPDATE_CONTENT permission on the note is required');
+  return note;
+}
+
+// ---------------------------------------------------------------- document generation
+
+/** One section per template section, drawn from the transcript by arithmetic (deterministic), marked as sandbox output. */
+function draftSections(t: { sections: Array<{ title: string; instruction: string }> }, paras: ParagraphRow[], at: string): Section[] {
+  const n = t.sections.length;
+  return t.sections.map((s, i) => {
+    const picked = paras.filter((_, k) => k % n === i).slice(0, 3);
+    const lines = picked.length
+      ? picked.map((p) => `- ${p.speaker ? `**${p.speaker}:** ` : ''}${firstSentence(p.content)}`)
+      : ['_The note has no transcript to draw from._'];
+    return { type: 'text/markdown', content: [`## ${s.title}`, SANDBOX_MARK, `_${s.instruction}_`, lines.join('\n')].join('\n\n'), createdAt: at };
+  });
+}
+
+const firstSentence = (text: string) => (/^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text).trim();
+
+// ---------------------------------------------------------------- deep search
+
+/** Short excerpts around each match of the keyword (case-insensitive), title first. */
+export function matchedSnippets(texts: string[], keyword: string, max = SNIPPETS_PER_NOTE): string[] {
+  const k = keyword.toLowerCase();
+  const out: string[] = [];
+  for (const text of texts) {
+    const lower = text.toLowerCase();
+    let at = lower.indexOf(k);
+    while (at !== -1 && out.length < max) {
+      // About SNIPPET_CONTEXT characters each side, widened or narrowed to whole words.
+      let from = Math.max(0, at - SNIPPET_CONTEXT);
+      const space = text.indexOf(' ', from);
+      if (from > 0 && space !== -1 && space < at) from = space + 1;
+      let to = Math.min(text.length, at + k.length + SNIPPET_CONTEXT);
+      const lastSpace = text.lastIndexOf(' ', to);
+      if (to < text.length && lastSpace > at + k.length) to = lastSpace;
+      out.push(`${from > 0 ? '…' : ''}${text.slice(from, to).trim()}${to < text.length ? '…' : ''}`);
+      at = lower.indexOf(k, to);
+    }
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/** Cut to the deep-search budget, counting characters (code points), not UTF-16 units. */
+export function cutToBudget(text: string, budget: number = LIMITS.deepSearchDocumentChars): { content: string; truncated: boolean } {
+  const chars = [...text];
+  return chars.length > budget ? { content: chars.slice(0, budget).join(''), truncated: true } : { content: text, truncated: false };
+}
+
+/** The primary documents (§5.5): the latest from a managed one-pager template and the latest from a custom (non-managed) template. */
+function primaryDocuments(db: Db, noteGuid: string) {
+  const all = documents(db, noteGuid);
+  const onePager = all.find((d) => d.template_owner_type === 'MANAGED' && d.template_kind === 'one_pager');
+  const custom = all.find((d) => d.template_owner_type !== 'MANAGED');
+  return [onePager, custom]
+    .filter((d): d is DocumentRow => d !== undefined)
+    .map((d) => ({ id: d.id, templateTitle: d.template_title, ...cutToBudget(d.sections.map((s) => s.content).join('\n\n')) }));
+}
+
+function searchSize(pagination: { size?: unknown } | null | undefined): number {
+  const size = pagination?.size;
+  if (size === undefined || size === null) return LIMITS.deepSearchMaxSize;
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > LIMITS.deepSearchMaxSize)
+    throw new ApiFailure(ERROR_CODES.PAGE_SIZE, 'pagination.size out of range', `pagination.size must be an integer from 1 to ${LIMITS.deepSearchMaxSize}`);
+  return size;
+}
+
+function instant(value: string | null | undefined, field: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw badRequest('invalid body', `filter.${field}: must be an ISO 8601 timestamp, e.g. 2026-10-01T00:00:00Z`);
+  return t;
+}
+
+const DEGRADED_REASON = 'document index unavailable: primary documents were left out (sandbox fault injection)';
+
+function deepSearch(ctx: HandlerContext, workspaces?: string[]) {
+  const { rt, principal: p, body } = ctx;
+  const size = searchSize(body.pagination);
+  const keyword: string = body.keyword.trim();
+  const from = instant(body.filter?.createdAtFrom, 'createdAtFrom');
+  const to = instant(body.filter?.createdAtTo, 'createdAtTo');
+  const folderId = body.filter?.folderId ?? undefined;
+  const candidates = visibleNotes(rt.db, p, { workspaces, folderId }).filter((n) => {
+    const t = Date.parse(n.created_at);
+    return (from === undefined || t >= from) && (to === undefined || t <= to);
+  });
+  const scored = candidates.map((n) => ({ n, score: relevance(rt.db, n, keyword) })).filter((x) => x.score > 0);
+  scored.sort((a, b) => b.score - a.score);
+  const notes = scored.slice(0, size).map(({ n }) => ({
+    ...noteJson(rt.db, n),
+    matchedSnippets: matchedSnippets([n.title, ...paragraphs(rt.db, n.guid).map((r) => r.content)], keyword),
+    documents: ctx.degraded ? [] : primaryDocuments(rt.db, n.guid),
+  }));
+  return { notes, nextCursor: null, degraded: ctx.degraded, degradedReason: ctx.degraded ? DEGRADED_REASON : null };
+}
+
+// ---------------------------------------------------------------- handlers
+
+export const notesExtraHandlers: HandlerMap = {
+  'notes.paragraphs': ({ rt, note, query }) => {
+    const page = keysetPage<ParagraphRow>({
+      cursor: query.cursor,
+      size: query.size ?? PAGE_SIZES.paragraphs.default,
+      keyOf: (r) => r.position,
+      fetch: (after, limit) =>
+        rt.db.all('SELECT * FROM paragraphs WHERE note_guid = ? AND position > ? ORDER BY position LIMIT ?', [note!.guid, Number.isFinite(after) ? after : -1, limit]),
+    });
+    return { content: page.rows.map(paragraphJson), nextCursor: page.nextCursor };
+  },
+
+  /** The note's folder and the ancestors the caller can see, from the root down (a breadcrumb). */
+  'notes.folders': ({ rt, note, principal: p }) => {
+    const chain = [];
+    for (let f = note!.folder_id !== null ? getFolder(rt.db, note!.folder_id) : undefined; f; f = f.parent_id !== null ? getFolder(rt.db, f.parent_id) : undefined) chain.unshift(f);
+    return { content: chain.filter((f) => folderVisible(rt.db, p, f)).map((f) => folderJson(rt.db, f, p)) };
+  },
+
+  'notes.shareLink.get': ({ rt, note }) => {
+    const link = getShareLink(rt.db, note!.guid);
+    if (!link) throw notFound('share link');
+    return shareLinkJson(link);
+  },
+
+  'notes.shareLink.put': (ctx) => {
+    const note = requireEditable(ctx, 'change the share link');
+    const shareId = randomAlnum(SHARE_ID_LENGTH);
+    const password = ctx.body?.usePassword ? randomAlnum(SHARE_PASSWORD_LENGTH) : undefined;
+    const salt = password !== undefined ? newSalt() : null;
+    const row: ShareLinkRow & { password_salt: string | null } = {
+      note_guid: note.guid,
+      share_id: shareId,
+      share_url: `${WEB_APP_URL}/share/${shareId}`,
+      password_salt: salt,
+      password_hash: password !== undefined ? hashSecret(password, salt!) : null,
+      created_at: ctx.rt.clock.now().toISOString(),
+    };
+    ctx.rt.db.run(
+      `INSERT OR REPLACE INTO share_links (note_guid, share_id, share_url, password_salt, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      [row.note_guid, row.share_id, row.share_url, row.password_salt, row.password_hash, row.created_at],
+    );
+    // The password is answered this once; only its salted hash is kept.
+    return password !== undefined ? { ...shareLinkJson(row), sharePassword: password } : shareLinkJson(row);
+  },
+
+  'notes.shareLink.delete': (ctx) => {
+    const note = requireEditable(ctx, 'delete the share link');
+    if (ctx.rt.db.run('DELETE FROM share_links WHERE note_guid = ?', [note.guid]).changes === 0) throw notFound('share link');
+    return undefined;
+  },
+
+  'notes.documents.list': ({ rt, note }) => {
+    const all = documents(rt.db, note!.guid);
+    return { content: all.map(documentListJson), totalSize: all.length };
+  },
+
+  'notes.documents.get': ({ rt, note, params, query }) => {
+    const d = documents(rt.db, note!.guid).find((x) => x.id === params.documentId);
+    if (!d) throw notFound('document');
+    return documentJson(d, query.format ?? 'json');
+  },
+
+  'notes.documents.generate': (ctx) => {
+    const { rt, principal: p, body } = ctx;
+    const note = isUserKey(p) ? requireEditable(ctx, 'generate documents') : ctx.note!;
+    const template = getTemplate(rt.db, body.templateId);
+    const noteWorkspaces = note.workspace_guid !== null ? [note.workspace_guid] : [];
+    if (!template || !templateUsable(p, template, noteWorkspaces))
+      throw forbidden(`template ${body.templateId} is not available for this note`, 'use a managed template, your own, one of the note\'s workspace or one of the organization');
+    const at = rt.clock.now().toISOString();
+    const sections = draftSections(template, paragraphs(rt.db, note.guid), at);
+    const id = rt.db.run('INSERT INTO documents (note_guid, template_id, locale, sections, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      note.guid, template.id, body.locale, sections, at, at,
+    ]).lastInsertRowid;
+    const d = documents(rt.db, note.guid).find((x) => x.id === id)!;
+    return { documentId: d.id, noteId: note.id, document: documentJson(d), createdAt: at };
+  },
+
+  'notes.summaries.list': ({ rt, note }) => ({
+    content: summaries(rt.db, note!.guid).map((s) => ({ id: s.id, template: templateRef(s.template_id, s.template_title), locale: s.locale, createdAt: s.created_at })),
+  }),
+
+  'notes.summaries.get': ({ rt, note, params, query }) => {
+    const s = summaries(rt.db, note!.guid, params.summaryId)[0];
+    if (!s) throw notFound('summary');
+    const type: string = query.format ?? 'text/markdown';
+    return {
+      id: s.id,
+      noteGuid: s.note_guid,
+      template: templateRef(s.template_id, s.template_title),
+      locale: s.locale,
+      content: { type, content: type === 'text/plain' ? markdownToPlain(s.content_markdown) : s.content_markdown },
+      createdAt: s.created_at,
+      updatedAt: s.updated_at,
+    };
+  },
+
+  'notes.search': (ctx) => deepSearch(ctx),
+
+  'notes.searchWorkspace': (ctx) => {
+    const ws = ctx.params.workspaceGuid;
+    if (!reachesWorkspace(ctx.rt.db, ctx.principal, ws)) throw notFound('workspace');
+    return deepSearch(ctx, [ws]);
+  },
+};

@@ -1,0 +1,134 @@
+import type { Hono } from 'hono';
+import { ERROR_CODES } from '../../contract/errors.js';
+import { reachesWorkspace } from '../access.js';
+import { ApiFailure, badRequest, conflict, notFound } from '../http.js';
+import { newUuid } from '../ids.js';
+import type { HandlerContext, HandlerMap, Principal, SandboxRuntime } from '../types.js';
+import { getJob, jobJson, jobVisible, removeUpload, signedUploadUri, UPLOAD_ROUTE, type JobRow } from '../voice/jobs.js';
+import { receiveUpload } from '../voice/upload.js';
+import { startWorker } from '../voice/worker.js';
+
+/** Voice file jobs (decisions.md §4): create, upload (signed URL), upload-complete, status, results, delete. */
+
+function requireVoicePermission(p: Principal): void {
+  if (!p.voicePermission) throw new ApiFailure(ERROR_CODES.VOICE_PERMISSION, 'this API key lacks the voice-file permission');
+}
+
+/** The workspace a new job goes to (§4.1): required for unbound keys, the bound one otherwise; reachable and enabled. */
+function jobWorkspace(ctx: HandlerContext, requested: string | null): string {
+  const p = ctx.principal;
+  if (p.workspaceGuid === null && !requested)
+    throw new ApiFailure(ERROR_CODES.WORKSPACE_REQUIRED, 'workspaceGuid is required for workspace-unbound API keys', 'workspaceGuid: pass the workspace to create the job in');
+  if (p.workspaceGuid !== null && requested && requested !== p.workspaceGuid)
+    throw badRequest('workspaceGuid does not match the key', `workspaceGuid: this key is bound to workspace ${p.workspaceGuid}; leave workspaceGuid out or pass that one`);
+  const guid = requested || p.workspaceGuid!;
+  const ws = ctx.rt.db.get<{ voice_file_enabled: number }>('SELECT voice_file_enabled FROM workspaces WHERE guid = ?', [guid]);
+  if (!ws || !reachesWorkspace(ctx.rt.db, p, guid)) throw notFound('workspace');
+  if (!ws.voice_file_enabled) throw new ApiFailure(ERROR_CODES.VOICE_NOT_ENABLED, 'voice file jobs are not enabled for this workspace', `workspace ${guid}`);
+  return guid;
+}
+
+/** The job of the path, checked against the key (403013, then 404 for missing, deleted or out of reach). */
+function visibleJob(ctx: HandlerContext): JobRow {
+  requireVoicePermission(ctx.principal);
+  const job = getJob(ctx.rt.db, String(ctx.params.jobId));
+  if (!job || !jobVisible(ctx.rt.db, ctx.principal, job)) throw notFound('voice file job');
+  return job;
+}
+
+type CompletedJob = JobRow & { transcript: NonNullable<JobRow['transcript']> };
+
+/** Results exist only for COMPLETED jobs (409 otherwise). */
+function completed(job: JobRow): CompletedJob {
+  if (job.status === 'FAILED') throw new ApiFailure(ERROR_CODES.CONFLICT, 'the job FAILED and has no results', job.error_message);
+  if (job.status !== 'COMPLETED' || !job.transcript) throw conflict(`the job is ${job.status}; results are available once it is COMPLETED`);
+  return job as CompletedJob;
+}
+
+const completedJob = (ctx: HandlerContext) => completed(visibleJob(ctx));
+
+/** The requested translation locale of the path (404 for one the job was not created with). */
+function translationLocale(ctx: HandlerContext, job: JobRow): string {
+  const locale = String(ctx.params.locale);
+  if (!job.translation_locales.includes(locale)) {
+    const asked = job.translation_locales.length ? job.translation_locales.join(', ') : 'none';
+    throw new ApiFailure(ERROR_CODES.NOT_FOUND, `translation ${locale} not found`, `the job was created with translationLocales: ${asked}`);
+  }
+  return locale;
+}
+
+const summaryBody = (jobId: string, locale: string, content: string) => ({ jobId, locale, summary: { type: 'text/markdown', content } });
+
+function transcriptSummary(ctx: HandlerContext) {
+  const job = completedJob(ctx);
+  return summaryBody(job.id, job.transcript.locale, job.summary?.transcript ?? '');
+}
+
+export const voiceHandlers: HandlerMap = {
+  'voice.create': (ctx) => {
+    requireVoicePermission(ctx.principal);
+    const body = ctx.body ?? {};
+    const workspaceGuid = jobWorkspace(ctx, body.workspaceGuid ?? null);
+    const id = newUuid();
+    const now = ctx.rt.clock.now();
+    const createdAt = now.toISOString();
+    const transcriptLocaleHints: string[] = body.transcriptLocaleHints ?? [];
+    const translationLocales: string[] = [...new Set<string>(body.translationLocales ?? [])];
+    ctx.rt.db.run(
+      `INSERT INTO voice_jobs (id, workspace_guid, key_id, user_id, organization_id, status, created_at, transcript_locale_hints, translation_locales)
+       VALUES (?, ?, ?, ?, ?, 'CREATED', ?, ?, ?)`,
+      [id, workspaceGuid, ctx.principal.keyId, ctx.principal.userId, ctx.principal.organizationId, createdAt, transcriptLocaleHints, translationLocales],
+    );
+    return { id, status: 'CREATED', ...signedUploadUri(ctx.rt, id, now), workspaceGuid, transcriptLocaleHints, translationLocales, createdAt };
+  },
+
+  'voice.get': (ctx) => jobJson(visibleJob(ctx)),
+
+  'voice.uploadComplete': (ctx) => {
+    const job = visibleJob(ctx);
+    if (job.status !== 'CREATED') throw conflict(`the upload was already completed (status ${job.status})`);
+    if (!job.upload_path || !job.upload_bytes) throw conflict('no bytes were uploaded for this job: PUT the file to its uploadUri first');
+    ctx.rt.db.run(`UPDATE voice_jobs SET status = 'UPLOADED', file_uploaded_at = ? WHERE id = ?`, [ctx.rt.clock.now().toISOString(), job.id]);
+    startWorker(ctx.rt, job.id);
+    return jobJson(getJob(ctx.rt.db, job.id)!);
+  },
+
+  'voice.delete': (ctx) => {
+    const job = visibleJob(ctx);
+    ctx.rt.db.run('UPDATE voice_jobs SET deleted = 1 WHERE id = ?', [job.id]);
+    removeUpload(ctx.rt, job.id);
+    return undefined;
+  },
+
+  'voice.transcript': (ctx) => {
+    const job = completedJob(ctx);
+    return { jobId: job.id, ...job.transcript };
+  },
+
+  'voice.translations': (ctx) => {
+    const job = completedJob(ctx);
+    return { content: (job.translations ?? []).map((t) => ({ jobId: job.id, ...t })) };
+  },
+
+  'voice.translation': (ctx) => {
+    const job = visibleJob(ctx);
+    const locale = translationLocale(ctx, job);
+    const t = (completed(job).translations ?? []).find((x) => x.locale === locale);
+    if (!t) throw notFound(`translation ${locale}`);
+    return { jobId: job.id, ...t };
+  },
+
+  'voice.summary': transcriptSummary,
+  'voice.transcriptSummary': transcriptSummary,
+
+  'voice.translationSummary': (ctx) => {
+    const job = visibleJob(ctx);
+    const locale = translationLocale(ctx, job);
+    return summaryBody(job.id, locale, completed(job).summary?.translations[locale] ?? '');
+  },
+};
+
+/** The sandbox's signed upload URL (passes through the fault injection like every route). */
+export function voiceRoutes(app: Hono, rt: SandboxRuntime): void {
+  app.put(`${UPLOAD_ROUTE}/:jobId`, (c) => receiveUpload(rt, c.req.param('jobId'), c.req.raw, c.req.query()));
+}

@@ -1,0 +1,304 @@
+/**
+ * The sandbox's data model (service-interface.md resources, decisions.md §3–§4).
+ *
+ * Conventions: timestamps are ISO 8601 text (`Date#toISOString()`); columns declared `BOOLEAN` hold 0/1;
+ * columns declared `JSON_TEXT` hold JSON (TEXT affinity). `decodeRow` in db.ts maps both back, using
+ * BOOLEAN_COLUMNS / JSON_COLUMNS below (a unit test checks they match the DDL).
+ */
+
+import { LIMITS } from '../contract/limits.js';
+import { JOB_STATUSES, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES } from '../contract/schemas.js';
+import { KEY_TYPES } from '../contract/types.js';
+
+export const MEMBERSHIP_ROLES = ['OWNER', 'ADMIN', 'MEMBER'] as const;
+export const FOLDER_MEMBER_ROLES = ['VIEWER', 'EDITOR'] as const;
+export const COLLABORATOR_ROLES = ['OWNER', 'EDITOR', 'VIEWER'] as const;
+export const KEY_STATUSES = ['active', 'inactive', 'expired', 'deleted'] as const;
+export const TEMPLATE_KINDS = ['one_pager', 'custom'] as const;
+export const MENTION_KINDS = ['EXPLICIT', 'IMPLICIT'] as const;
+export const WORD_MEMORY_SCOPES = ['user', 'workspace', 'organization'] as const;
+
+const bool = (name: string, dflt: 0 | 1) => `${name} BOOLEAN NOT NULL DEFAULT ${dflt} CHECK (${name} IN (0, 1))`;
+const json = (name: string, dflt: string | null) =>
+  dflt === null ? `${name} JSON_TEXT CHECK (${name} IS NULL OR json_valid(${name}))` : `${name} JSON_TEXT NOT NULL DEFAULT '${dflt}' CHECK (json_valid(${name}))`;
+const oneOf = (name: string, values: readonly string[]) => `CHECK (${name} IN (${values.map((v) => `'${v}'`).join(', ')}))`;
+
+const SCHEMA_V1 = `
+CREATE TABLE organizations (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE workspaces (
+  guid TEXT PRIMARY KEY,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  ${bool('voice_file_enabled', 1)},
+  ${bool('wiki_plan', 0)},
+  ${bool('wiki_enabled', 0)},
+  monthly_minutes INTEGER CHECK (monthly_minutes IS NULL OR monthly_minutes >= 0), -- NULL = unlimited
+  used_minutes INTEGER NOT NULL DEFAULT 0 CHECK (used_minutes >= 0)
+);
+CREATE INDEX workspaces_by_org ON workspaces(organization_id);
+
+CREATE TABLE users (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  email TEXT NOT NULL,
+  organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  ${bool('org_admin', 0)}
+);
+
+CREATE TABLE memberships (
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  workspace_guid TEXT NOT NULL REFERENCES workspaces(guid) ON DELETE CASCADE,
+  role TEXT NOT NULL DEFAULT 'MEMBER' ${oneOf('role', MEMBERSHIP_ROLES)},
+  PRIMARY KEY (user_id, workspace_guid)
+);
+CREATE INDEX memberships_by_workspace ON memberships(workspace_guid);
+
+-- Only a salted hash of each secret is kept: secret_hash = hex HMAC-SHA256(key = secret_salt, secret).
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  secret_salt TEXT NOT NULL,
+  secret_hash TEXT NOT NULL,
+  type TEXT NOT NULL ${oneOf('type', KEY_TYPES)},
+  label TEXT,
+  user_id INTEGER REFERENCES users(id) ON DELETE CASCADE,
+  workspace_guid TEXT REFERENCES workspaces(guid) ON DELETE CASCADE, -- the bound workspace
+  organization_id TEXT REFERENCES organizations(id) ON DELETE CASCADE,
+  ${json('scopes', '[]')}, -- '[]' = every API
+  status TEXT NOT NULL DEFAULT 'active' ${oneOf('status', KEY_STATUSES)},
+  expires_at TEXT,
+  created_at TEXT NOT NULL,
+  ${bool('voice_permission', 1)},
+  ${bool('legacy_scope', 0)} -- workspace keys from before the note read scope: see every note of their workspace
+);
+
+CREATE TABLE folders (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, -- exposed as a numeric string
+  workspace_guid TEXT NOT NULL REFERENCES workspaces(guid) ON DELETE CASCADE,
+  owner_user_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+  parent_id INTEGER REFERENCES folders(id) ON DELETE CASCADE,
+  title TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  color TEXT NOT NULL DEFAULT '${LIMITS.folderDefaultColor}',
+  sharing_type TEXT NOT NULL ${oneOf('sharing_type', SHARING_TYPES)},
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX folders_by_workspace ON folders(workspace_guid);
+CREATE INDEX folders_by_parent ON folders(parent_id);
+
+CREATE TABLE folder_members (
+  folder_id INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  role TEXT NOT NULL ${oneOf('role', FOLDER_MEMBER_ROLES)},
+  PRIMARY KEY (folder_id, user_id)
+);
+
+CREATE TABLE notes (
+  guid TEXT PRIMARY KEY,
+  id INTEGER NOT NULL UNIQUE, -- the noteId of documents and wiki mentions
+  title TEXT NOT NULL,
+  owner_user_id INTEGER NOT NULL REFERENCES users(id),
+  workspace_guid TEXT REFERENCES workspaces(guid), -- NULL: a note without a workspace
+  folder_id INTEGER REFERENCES folders(id) ON DELETE SET NULL,
+  source_type TEXT NOT NULL ${oneOf('source_type', SOURCE_TYPES)},
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  recording_start_at TEXT,
+  recording_end_at TEXT,
+  recording_duration_seconds INTEGER NOT NULL DEFAULT 0,
+  transcribe_locale TEXT,
+  translate_locale TEXT,
+  ${bool('deleted', 0)}
+);
+CREATE INDEX notes_by_workspace ON notes(workspace_guid, created_at);
+CREATE INDEX notes_by_folder ON notes(folder_id);
+CREATE INDEX notes_by_owner ON notes(owner_user_id);
+
+CREATE TABLE note_participants (
+  note_guid TEXT NOT NULL REFERENCES notes(guid) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  email TEXT,
+  PRIMARY KEY (note_guid, position)
+);
+
+CREATE TABLE note_collaborators (
+  note_guid TEXT NOT NULL REFERENCES notes(guid) ON DELETE CASCADE,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  role TEXT NOT NULL ${oneOf('role', COLLABORATOR_ROLES)},
+  PRIMARY KEY (note_guid, user_id)
+);
+CREATE INDEX note_collaborators_by_user ON note_collaborators(user_id);
+
+CREATE TABLE paragraphs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  uuid TEXT NOT NULL UNIQUE,
+  note_guid TEXT NOT NULL REFERENCES notes(guid) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  time_from TEXT NOT NULL,
+  time_to TEXT NOT NULL,
+  speaker TEXT,
+  content TEXT NOT NULL
+);
+CREATE INDEX paragraphs_by_note ON paragraphs(note_guid, position);
+
+CREATE TABLE templates (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  title TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  owner_type TEXT NOT NULL ${oneOf('owner_type', TEMPLATE_OWNER_TYPES)},
+  owner_user_id INTEGER REFERENCES users(id) ON DELETE CASCADE,
+  workspace_guid TEXT REFERENCES workspaces(guid) ON DELETE CASCADE,
+  organization_id TEXT REFERENCES organizations(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL DEFAULT 'custom' ${oneOf('kind', TEMPLATE_KINDS)},
+  ${json('sections', '[]')}, -- [{id, title, instruction}]
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE summaries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  note_guid TEXT NOT NULL REFERENCES notes(guid) ON DELETE CASCADE,
+  template_id INTEGER REFERENCES templates(id),
+  locale TEXT NOT NULL,
+  content_markdown TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX summaries_by_note ON summaries(note_guid);
+
+CREATE TABLE documents (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  note_guid TEXT NOT NULL REFERENCES notes(guid) ON DELETE CASCADE,
+  template_id INTEGER NOT NULL REFERENCES templates(id),
+  locale TEXT NOT NULL,
+  ${json('sections', '[]')}, -- [{type: 'text/plain'|'text/markdown', content, createdAt}], content as source markdown
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX documents_by_note ON documents(note_guid, created_at);
+
+CREATE TABLE share_links (
+  note_guid TEXT PRIMARY KEY REFERENCES notes(guid) ON DELETE CASCADE,
+  share_id TEXT NOT NULL UNIQUE,
+  share_url TEXT NOT NULL,
+  password_salt TEXT,
+  password_hash TEXT, -- hashSecret(password, password_salt); NULL = no password
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE word_memories (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  scope_type TEXT NOT NULL ${oneOf('scope_type', WORD_MEMORY_SCOPES)},
+  scope_id TEXT NOT NULL, -- user id (as text), workspace guid or organization id
+  entry TEXT NOT NULL,
+  sub_entry TEXT,
+  created_at TEXT NOT NULL,
+  UNIQUE (scope_type, scope_id, entry)
+);
+CREATE INDEX word_memories_page ON word_memories(scope_type, scope_id, id);
+
+CREATE TABLE wiki_pages (
+  guid TEXT PRIMARY KEY,
+  workspace_guid TEXT NOT NULL REFERENCES workspaces(guid) ON DELETE CASCADE,
+  canonical_name TEXT NOT NULL,
+  page_type TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  ${json('aliases', '[]')}, -- [string]
+  ${json('links', '[]')}, -- [page guid]
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX wiki_pages_by_workspace ON wiki_pages(workspace_guid, canonical_name);
+
+CREATE TABLE wiki_mentions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, -- stable paging key
+  guid TEXT NOT NULL UNIQUE,
+  page_guid TEXT NOT NULL REFERENCES wiki_pages(guid) ON DELETE CASCADE,
+  note_guid TEXT NOT NULL REFERENCES notes(guid) ON DELETE CASCADE,
+  note_id INTEGER NOT NULL,
+  kind TEXT NOT NULL ${oneOf('kind', MENTION_KINDS)},
+  source_user_id INTEGER NOT NULL,
+  extracted_text TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  paragraph_id INTEGER NOT NULL REFERENCES paragraphs(id) ON DELETE CASCADE,
+  paragraph_uuid TEXT NOT NULL,
+  confidence REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1)
+);
+CREATE INDEX wiki_mentions_page ON wiki_mentions(page_guid, id);
+CREATE INDEX wiki_mentions_by_note ON wiki_mentions(note_guid);
+
+CREATE TABLE voice_jobs (
+  id TEXT PRIMARY KEY, -- UUID
+  workspace_guid TEXT NOT NULL REFERENCES workspaces(guid) ON DELETE CASCADE,
+  key_id TEXT NOT NULL,
+  user_id INTEGER,
+  organization_id TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT '${JOB_STATUSES[0]}' ${oneOf('status', JOB_STATUSES)},
+  created_at TEXT NOT NULL,
+  file_uploaded_at TEXT,
+  process_started_at TEXT,
+  process_completed_at TEXT,
+  error_message TEXT,
+  duration_seconds REAL,
+  ${json('transcript_locale_hints', '[]')},
+  ${json('translation_locales', '[]')},
+  upload_path TEXT,
+  upload_bytes INTEGER,
+  content_type TEXT,
+  ${json('transcript', null)},
+  ${json('translations', null)},
+  ${json('summary', null)},
+  ${bool('deleted', 0)}
+);
+CREATE INDEX voice_jobs_by_workspace ON voice_jobs(workspace_guid, created_at);
+
+-- Every request the sandbox answered (tests use it to prove a dry run sent nothing).
+CREATE TABLE request_log (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at TEXT NOT NULL,
+  key_id TEXT,
+  method TEXT NOT NULL,
+  path TEXT NOT NULL,
+  status INTEGER NOT NULL
+);
+`;
+
+/**
+ * Migrations: MIGRATIONS[n] brings a store at `PRAGMA user_version = n` to n + 1.
+ * Append a new entry for every change; never edit a shipped one.
+ */
+export const MIGRATIONS: readonly string[] = [SCHEMA_V1];
+export const SCHEMA_VERSION = MIGRATIONS.length;
+/** `PRAGMA application_id` of notevox sandbox state files ("NVXS"). */
+export const APPLICATION_ID = 0x4e565853;
+
+/** Columns holding booleans as 0/1, per table. */
+export const BOOLEAN_COLUMNS = {
+  workspaces: ['voice_file_enabled', 'wiki_plan', 'wiki_enabled'],
+  users: ['org_admin'],
+  api_keys: ['voice_permission', 'legacy_scope'],
+  notes: ['deleted'],
+  voice_jobs: ['deleted'],
+} as const;
+
+/** Columns holding JSON text, per table. */
+export const JSON_COLUMNS = {
+  api_keys: ['scopes'],
+  templates: ['sections'],
+  documents: ['sections'],
+  wiki_pages: ['aliases', 'links'],
+  voice_jobs: ['transcript_locale_hints', 'translation_locales', 'transcript', 'translations', 'summary'],
+} as const;
+
+export const TABLES = [
+  'organizations', 'workspaces', 'users', 'memberships', 'api_keys', 'folders', 'folder_members', 'notes',
+  'note_participants', 'note_collaborators', 'paragraphs', 'templates', 'summaries', 'documents', 'share_links',
+  'word_memories', 'wiki_pages', 'wiki_mentions', 'voice_jobs', 'request_log',
+] as const;
+export type TableName = (typeof TABLES)[number];

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { openDatabase, type Db } from './db.js';
+import { demoSeed } from './demo-seed.js';
+import { FaultInjector, parseFaultSpec } from './faults.js';
+import { RateLimiter, parseRateLimit } from './ratelimit.js';
+import { loadSeed, readSeedFile, type SeedSummary } from './seed.js';
+import type { Clock, SandboxRuntime } from './types.js';
+
+export interface SandboxOptions {
+  port?: number;
+  host?: string;
+  seedFile?: string;
+  stateFile?: string;
+  /** `N/60s`, or `0` for off. Default 600/60s. */
+  rateLimit?: string;
+  faults?: string;
+  faultSeed?: number;
+  /** Start the sandbox clock at this instant (it then advances with real time). */
+  now?: string;
+  verbose?: boolean;
+  log?: (line: string) => void;
+  /** Feature options (voice pipeline pace, transcriber command, …). */
+  options?: Record<string, unknown>;
+}
+
+export interface RunningSandbox {
+  baseUrl: string;
+  host: string;
+  port: number;
+  /** Keys seeded in this run (secrets are only known for keys seeded now, not for a reloaded state file). */
+  keys: SeedSummary['keys'];
+  db: Db;
+  rt: SandboxRuntime;
+  close(): Promise<void>;
+}
+
+export class SandboxConfigError extends Error {}
+
+export function makeClock(nowIso?: string): Clock {
+  if (!nowIso) return { now: () => new Date() };
+  const start = Date.parse(nowIso);
+  if (Number.isNaN(start)) throw new SandboxConfigError(`--now "${nowIso}" is not an ISO 8601 instant, e.g. 2026-11-01T09:00:00Z`);
+  const t0 = Date.now();
+  return { now: () => new Date(start + (Date.now() - t0)) };
+}
+
+/** Open the state, seed it, and build the runtime and app — without listening (tests use app.request). */
+export async function prepareSandbox(opts: SandboxOptions) {
+  const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
+  const clock = makeClock(opts.now);
+  const rateLimit = parseRateLimit(opts.rateLimit ?? '600/60s');
+  const faults = opts.faults ? new FaultInjector(parseFaultSpec(opts.faults), opts.faultSeed ?? Date.now()) : null;
+  const db = await openDatabase({ stateFile: opts.stateFile, onError: (e) => log(`sandbox: could not write state: ${e.message}`) });
+  let keys: SeedSummary['keys'] = [];
+  const empty = (db.get<{ n: number }>('SELECT count(*) AS n FROM organizations')?.n ?? 0) === 0;
+  if (empty || opts.seedFile) {
+    if (!empty) throw new SandboxConfigError(`--seed was given but the state file ${opts.stateFile} already holds data: remove it or drop --seed`);
+    const seed = opts.seedFile ? await readSeedFile(opts.seedFile) : demoSeed;
+    keys = loadSeed(db, seed, opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed').keys;
+  }
+  const uploadDir = mkdtempSync(join(tmpdir(), 'notevox-sandbox-'));
+  const timers = new Set<NodeJS.Timeout>();
+  let baseUrl = '';
+  const rt: SandboxRuntime = {
+    db,
+    clock,
+    baseUrl: () => baseUrl,
+    signingKey: randomBytes(32),
+    uploadDir,
+    schedule(fn, delayMs) {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        Promise.resolve()
+          .then(fn)
+          .catch((e) => log(`sandbox: background task failed: ${(e as Error).message}`));
+      }, delayMs);
+      timers.add(t);
+    },
+    options: opts.options ?? {},
+  };
+  const app = createApp({
+    rt,
+    rateLimiter: rateLimit ? new RateLimiter(rateLimit) : null,
+    faults,
+    accessLog: opts.verbose ? (l) => log(`sandbox: ${l}`) : undefined,
+  });
+  const shutdown = async () => {
+    for (const t of timers) clearTimeout(t);
+    timers.clear();
+    await db.close();
+    rmSync(uploadDir, { recursive: true, force: true });
+  };
+  return { app, rt, db, keys, setBaseUrl: (u: string) => (baseUrl = u), shutdown };
+}
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
+  const prepared = await prepareSandbox(opts);
+  const { serve } = await import('@hono/node-server');
+  const host = opts.host ?? '127.0.0.1';
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: prepared.app.fetch, port: opts.port ?? 4010, hostname: host }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const baseUrl = `http://${urlHost}:${port}`;
+  prepared.setBaseUrl(baseUrl);
+  let closed = false;
+  return {
+    baseUrl,
+    host,
+    port,
+    keys: prepared.keys,
+    db: prepared.db,
+    rt: prepared.rt,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await prepared.shutdown();
+    },
+  };
+}

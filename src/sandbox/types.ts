@@ -1,0 +1,74 @@
+import type { Endpoint, KeyType } from '../contract/types.js';
+import type { Db } from './db.js';
+import type { NoteRow } from './access.js';
+
+/** Who is calling: the authenticated key and the user behind it, if any. */
+export interface Principal {
+  keyId: string;
+  keyType: KeyType;
+  scopes: string[];
+  /** The user of a user or legacy personal key; null for system keys. */
+  userId: number | null;
+  /** The bound workspace (workspace keys always; user keys when created for one). */
+  workspaceGuid: string | null;
+  organizationId: string;
+  orgAdmin: boolean;
+  /** Workspace keys created before the note read scope keep seeing every note of their workspace. */
+  legacyScope: boolean;
+  voicePermission: boolean;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+/** Settings of a running sandbox that handlers may need. */
+export interface SandboxRuntime {
+  db: Db;
+  clock: Clock;
+  /** Base URL the sandbox is reachable at (for signed upload URLs and web URLs). */
+  baseUrl(): string;
+  /** Secret used to sign upload URLs. */
+  signingKey: Buffer;
+  /** Directory where uploaded audio is stored. */
+  uploadDir: string;
+  /** Work scheduled by handlers (voice worker), cancelled on shutdown. */
+  schedule(fn: () => void | Promise<void>, delayMs: number): void;
+  /** Options handed through from the command line for feature handlers (e.g. jobSeconds, transcriberCommand). */
+  options: Record<string, unknown>;
+}
+
+export interface HandlerContext {
+  endpoint: Endpoint;
+  principal: Principal;
+  params: Record<string, any>;
+  query: Record<string, any>;
+  body: any;
+  rt: SandboxRuntime;
+  req: Request;
+  /** For note sub-resources: the note, already checked to be visible to the caller. */
+  note?: NoteRow;
+  /** Fault injection asked for a degraded answer (deep search). */
+  degraded: boolean;
+}
+
+export interface HandlerResult {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (ctx: HandlerContext) => HandlerResult | unknown | Promise<HandlerResult | unknown>;
+
+/** Handlers return either a plain body (sent with the endpoint's success status) or `reply(...)`. */
+export const REPLY = Symbol('reply');
+export function reply(r: HandlerResult): HandlerResult & { [REPLY]: true } {
+  return { ...r, [REPLY]: true };
+}
+export function isReply(v: unknown): v is HandlerResult {
+  return typeof v === 'object' && v !== null && REPLY in v;
+}
+
+export type HandlerMap = Record<string, Handler>;

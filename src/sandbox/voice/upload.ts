@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { ERROR_CODES } from '../../contract/errors.js';
+import { LIMITS, UPLOAD_CONTENT_TYPES } from '../../contract/limits.js';
+import { ApiFailure, badRequest, conflict, notFound } from '../http.js';
+import type { SandboxRuntime } from '../types.js';
+import { checkUploadSignature, getJob, uploadFileOf } from './jobs.js';
+
+/**
+ * PUT of raw bytes to the sandbox's signed upload URL (decisions.md §4.2): the signature is the only
+ * credential, the body is streamed to disk and counted as it arrives (never held in memory).
+ */
+
+const tooLarge = (detail: string) => new ApiFailure(ERROR_CODES.TOO_LARGE, 'upload too large', detail);
+const limitText = `the limit is ${LIMITS.uploadMaxBytes} bytes (${LIMITS.uploadMaxBytes / 1e6} MB)`;
+
+class LimitExceeded extends Error {}
+
+/** Stream `body` into `file`, failing (and removing the file) once more than `max` bytes arrived. */
+async function streamToFile(body: ReadableStream<Uint8Array> | null, file: string, max: number): Promise<number> {
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      done(bytes > max ? new LimitExceeded() : null, chunk);
+    },
+  });
+  const source = body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : Readable.from([]);
+  try {
+    await pipeline(source, counter, createWriteStream(file, { flags: 'wx' }));
+  } catch (e) {
+    await rm(file, { force: true });
+    if (e instanceof LimitExceeded) throw tooLarge(`${limitText}; the upload was cut off after ${bytes} bytes`);
+    throw badRequest('the upload was interrupted', (e as Error).message);
+  }
+  return bytes;
+}
+
+export async function receiveUpload(rt: SandboxRuntime, jobId: string, req: Request, query: Record<string, string>): Promise<Response> {
+  const refused = checkUploadSignature(rt, jobId, query.expires, query.signature);
+  if (refused) throw new ApiFailure(ERROR_CODES.UPLOAD_SIGNATURE, 'upload URL signature invalid or expired', refused);
+  const job = getJob(rt.db, jobId);
+  if (!job || job.deleted) throw notFound('voice file job');
+  if (job.status !== 'CREATED') throw conflict(`the upload of this job was already completed (status ${job.status}); create a new job for another file`);
+  const contentType = (req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (!(UPLOAD_CONTENT_TYPES as readonly string[]).includes(contentType))
+    throw badRequest('unsupported Content-Type', `Content-Type must be one of ${UPLOAD_CONTENT_TYPES.join(', ')}${contentType ? `, not ${contentType}` : ' (none was sent)'}`);
+  const declared = Number(req.headers.get('content-length') ?? 'NaN');
+  if (declared > LIMITS.uploadMaxBytes) throw tooLarge(`${limitText}; Content-Length is ${declared}`);
+
+  const part = join(rt.uploadDir, `${jobId}.${randomUUID()}.part`);
+  const bytes = await streamToFile(req.body, part, LIMITS.uploadMaxBytes);
+  // The job may have been deleted or completed while the bytes were arriving.
+  const now = getJob(rt.db, jobId);
+  if (!now || now.deleted || now.status !== 'CREATED') {
+    await rm(part, { force: true });
+    throw now && !now.deleted ? conflict(`the upload of this job was completed while these bytes arrived (status ${now.status})`) : notFound('voice file job');
+  }
+  await rename(part, uploadFileOf(rt, jobId));
+  rt.db.run('UPDATE voice_jobs SET upload_path = ?, upload_bytes = ?, content_type = ? WHERE id = ?', [uploadFileOf(rt, jobId), bytes, contentType, jobId]);
+  return new Response(JSON.stringify({ jobId, bytes, contentType }), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
+}

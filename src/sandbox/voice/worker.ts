@@ -1,0 +1,81 @@
+import type { SandboxRuntime } from '../types.js';
+import { analyzeAudio, AudioRejected } from './analyze.js';
+import { getJob, uploadFileOf, type JobRow } from './jobs.js';
+import { buildResults, DEFAULT_TRANSCRIPT_LOCALE, placeholderParagraphs, placeParagraphs, type JobResults } from './results.js';
+import { runTranscriber, TranscriberFailed } from './transcriber.js';
+import { loadReplacements, wordReplacer } from './words.js';
+
+/**
+ * The job worker: UPLOADED → PROCESSING → COMPLETED or FAILED. Each stage lasts `--job-seconds`
+ * (default 2) so that clients exercise their polling; the real work (reading the file, finding the
+ * speech, running the transcriber command) happens during PROCESSING and may take longer than that.
+ * A job deleted in the meantime is left alone (DELETE cancels processing).
+ */
+
+export const DEFAULT_JOB_SECONDS = 2;
+
+export function paceMs(rt: SandboxRuntime): number {
+  const s = rt.options.jobSeconds;
+  return typeof s === 'number' && s >= 0 ? s * 1000 : DEFAULT_JOB_SECONDS * 1000;
+}
+
+type Outcome = { ok: true; durationSeconds: number; results: JobResults } | { ok: false; durationSeconds: number | null; errorMessage: string };
+
+/** Read the file, find the speech, transcribe (command or placeholders), apply word memories, derive the rest. */
+export async function processJob(rt: SandboxRuntime, job: JobRow): Promise<Outcome> {
+  let durationSeconds: number | null = null;
+  try {
+    const audio = await analyzeAudio(uploadFileOf(rt, job.id));
+    durationSeconds = Math.round(audio.durationMs) / 1000;
+    const command = rt.options.transcriberCommand;
+    const raw = typeof command === 'string' && command.trim() ? await runTranscriber(command, uploadFileOf(rt, job.id)) : placeholderParagraphs(audio.segments);
+    const replace = wordReplacer(loadReplacements(rt.db, { userId: job.user_id, workspaceGuid: job.workspace_guid, organizationId: job.organization_id }));
+    const paragraphs = placeParagraphs(raw, audio.segments, audio.durationMs).map((p) => ({ ...p, text: replace(p.text) }));
+    const locale = job.transcript_locale_hints[0] ?? DEFAULT_TRANSCRIPT_LOCALE;
+    return { ok: true, durationSeconds, results: buildResults(paragraphs, locale, job.translation_locales) };
+  } catch (e) {
+    if (e instanceof AudioRejected || e instanceof TranscriberFailed) return { ok: false, durationSeconds, errorMessage: e.message };
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'ENOENT') return { ok: false, durationSeconds, errorMessage: 'the uploaded file is gone' };
+    return { ok: false, durationSeconds, errorMessage: `processing failed: ${err.message}` };
+  }
+}
+
+/** Whether the job is still in `status` (not deleted, not moved on). */
+function stillIn(rt: SandboxRuntime, id: string, status: JobRow['status']): JobRow | undefined {
+  const job = getJob(rt.db, id);
+  return job && !job.deleted && job.status === status ? job : undefined;
+}
+
+function finish(rt: SandboxRuntime, id: string, outcome: Outcome): void {
+  if (!stillIn(rt, id, 'PROCESSING')) return;
+  const now = rt.clock.now().toISOString();
+  if (outcome.ok) {
+    const r = outcome.results;
+    rt.db.run(
+      `UPDATE voice_jobs SET status = 'COMPLETED', process_completed_at = ?, duration_seconds = ?, transcript = ?, translations = ?, summary = ? WHERE id = ?`,
+      [now, outcome.durationSeconds, r.transcript, r.translations, r.summary, id],
+    );
+  } else {
+    rt.db.run(`UPDATE voice_jobs SET status = 'FAILED', process_completed_at = ?, duration_seconds = ?, error_message = ? WHERE id = ?`, [
+      now,
+      outcome.durationSeconds,
+      outcome.errorMessage,
+      id,
+    ]);
+  }
+}
+
+async function startProcessing(rt: SandboxRuntime, id: string): Promise<void> {
+  const job = stillIn(rt, id, 'UPLOADED');
+  if (!job) return;
+  rt.db.run(`UPDATE voice_jobs SET status = 'PROCESSING', process_started_at = ? WHERE id = ?`, [rt.clock.now().toISOString(), id]);
+  const started = Date.now();
+  const outcome = await processJob(rt, job);
+  rt.schedule(() => finish(rt, id, outcome), Math.max(0, paceMs(rt) - (Date.now() - started)));
+}
+
+/** Called once the upload is complete: the job moves on by itself from here. */
+export function startWorker(rt: SandboxRuntime, id: string): void {
+  rt.schedule(() => startProcessing(rt, id), paceMs(rt));
+}

@@ -1,0 +1,187 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import wavefile from 'wavefile';
+
+/**
+ * Audio made by the tests (and by scripts/make-sample.mjs): speech-like WAVs from wavefile — tone bursts
+ * shaped like syllables (a voiced fundamental with harmonics, a rise-and-fall envelope, a pitch glide),
+ * grouped into words separated by pauses — and, where espeak-ng and sox are installed, real speech.
+ */
+
+export interface Span {
+  startMs: number;
+  endMs: number;
+}
+
+export interface PhraseOptions {
+  /** Each word is a list of syllable lengths in ms. */
+  words: number[][];
+  /** Silence before the first word. Default 400. */
+  leadMs?: number;
+  /** Silence between the syllables of a word (shorter than the sandbox's 300 ms merge gap). Default 70. */
+  syllableGapMs?: number;
+  /** Silence between words (longer than the merge gap, so each word is one speech segment). Default 600. */
+  pauseMs?: number;
+  /** Silence after the last word. Default 400. */
+  tailMs?: number;
+}
+
+export interface Phrase {
+  syllables: Span[];
+  /** Where each word is: the speech segments the sandbox should find. */
+  words: Span[];
+  durationMs: number;
+}
+
+/** Lay out syllables and words on a timeline. */
+export function phrase(o: PhraseOptions): Phrase {
+  const gap = o.syllableGapMs ?? 70;
+  let t = o.leadMs ?? 400;
+  const syllables: Span[] = [];
+  const words: Span[] = [];
+  o.words.forEach((word, i) => {
+    if (i > 0) t += o.pauseMs ?? 600;
+    const start = t;
+    word.forEach((len, j) => {
+      if (j > 0) t += gap;
+      syllables.push({ startMs: t, endMs: t + len });
+      t += len;
+    });
+    words.push({ startMs: start, endMs: t });
+  });
+  return { syllables, words, durationMs: t + (o.tailMs ?? 400) };
+}
+
+/** mulberry32: deterministic noise. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = a;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface SynthOptions {
+  sampleRate?: number;
+  /** Peak level of the syllables, full scale = 1. Default 0.6. */
+  amplitude?: number;
+  /** Level of the background noise, full scale = 1. Default 0.002 (about -54 dBFS). */
+  noise?: number;
+  seed?: number;
+}
+
+/** Mono samples in [-1, 1]: each syllable a voiced tone with harmonics under a rise-and-fall envelope, over faint noise. */
+export function synthesize(p: Phrase, o: SynthOptions = {}): Float64Array {
+  const rate = o.sampleRate ?? 16000;
+  const amp = o.amplitude ?? 0.6;
+  const rand = prng(o.seed ?? 1);
+  const out = new Float64Array(Math.round((p.durationMs * rate) / 1000));
+  for (let i = 0; i < out.length; i++) out[i] = (rand() * 2 - 1) * (o.noise ?? 0.002);
+  p.syllables.forEach((s, k) => {
+    const from = Math.round((s.startMs * rate) / 1000);
+    const to = Math.min(out.length, Math.round((s.endMs * rate) / 1000));
+    const n = to - from;
+    const f0 = 120 + 25 * ((k * 7) % 5); // a different pitch per syllable
+    let phase = 0;
+    for (let i = 0; i < n; i++) {
+      const x = i / n;
+      const envelope = Math.sin(Math.PI * x) ** 0.6; // quick rise, sustained vowel, fall
+      const f = f0 * (1.1 - 0.2 * x); // falling intonation
+      phase += (2 * Math.PI * f) / rate;
+      const voiced = Math.sin(phase) + 0.5 * Math.sin(2 * phase) + 0.25 * Math.sin(3 * phase) + 0.12 * Math.sin(5 * phase);
+      out[from + i] += (amp / 1.87) * envelope * voiced;
+    }
+  });
+  return out;
+}
+
+export type BitDepth = '8' | '16' | '24' | '32' | '32f';
+
+/** A WAV file (wavefile) from samples in [-1, 1]. */
+export function wavBytes(samples: Float64Array, o: { sampleRate?: number; bitDepth?: BitDepth; channels?: number } = {}): Buffer {
+  const depth = o.bitDepth ?? '16';
+  const channels = o.channels ?? 1;
+  const scaled =
+    depth === '32f'
+      ? Float32Array.from(samples)
+      : depth === '8'
+        ? Uint8Array.from(samples, (s) => Math.max(0, Math.min(255, Math.round(s * 127 + 128))))
+        : Array.from(samples, (s) => Math.round(Math.max(-1, Math.min(1, s)) * (2 ** (Number(depth) - 1) - 1)));
+  const wav = new wavefile.WaveFile();
+  const data = channels === 1 ? scaled : Array.from({ length: channels }, () => scaled);
+  wav.fromScratch(channels, o.sampleRate ?? 16000, depth, data as ArrayLike<number>);
+  return Buffer.from(wav.toBuffer());
+}
+
+/** A speech-like WAV: its bytes and where its words are. */
+export function speechLikeWav(p: PhraseOptions, o: SynthOptions & { bitDepth?: BitDepth; channels?: number } = {}): { bytes: Buffer; phrase: Phrase } {
+  const ph = phrase(p);
+  return { bytes: wavBytes(synthesize(ph, o), { sampleRate: o.sampleRate, bitDepth: o.bitDepth, channels: o.channels }), phrase: ph };
+}
+
+/** Three words over about four seconds, the default test recording. */
+export const THREE_WORDS: PhraseOptions = { words: [[180, 220], [160, 140, 200], [260]] };
+
+/** A RIFF/WAVE header followed by bytes that are not audio (the sandbox cannot decode it: FAILED). */
+export function garbageWav(bytes = 4096): Buffer {
+  const rand = prng(7);
+  const body = Buffer.from(Array.from({ length: bytes }, () => Math.floor(rand() * 256)));
+  const head = Buffer.alloc(12);
+  head.write('RIFF', 0, 'latin1');
+  head.writeUInt32LE(bytes + 4, 4);
+  head.write('WAVE', 8, 'latin1');
+  return Buffer.concat([head, body]);
+}
+
+/** A valid 16-bit mono WAV header announcing `dataBytes` of PCM, then that many bytes of a quiet tone, written in 1 MB pieces. */
+export function writeLargeWav(path: string, dataBytes: number, sampleRate = 16000): void {
+  const wav = new wavefile.WaveFile();
+  wav.fromScratch(1, sampleRate, '16', []);
+  const header = Buffer.from(wav.toBuffer());
+  header.writeUInt32LE(36 + dataBytes, 4);
+  header.writeUInt32LE(dataBytes, 40);
+  const piece = Buffer.alloc(1 << 20);
+  for (let i = 0; i < piece.length / 2; i++) piece.writeInt16LE(Math.round(3000 * Math.sin((2 * Math.PI * 220 * i) / sampleRate)), i * 2);
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, header);
+    for (let left = dataBytes; left > 0; left -= piece.length) writeSync(fd, piece, 0, Math.min(piece.length, left));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function writeSpeechLikeWav(path: string, p: PhraseOptions = THREE_WORDS, o: SynthOptions & { bitDepth?: BitDepth } = {}): Phrase {
+  const { bytes, phrase: ph } = speechLikeWav(p, o);
+  writeFileSync(path, bytes);
+  return ph;
+}
+
+// ---- real speech from espeak-ng and sox ----
+
+export function hasTool(name: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * Whether tests needing these tools run: they skip locally when a tool is missing, but under CI (env CI set,
+ * where .ci/run installs them) a missing tool is a failure.
+ */
+export function toolsAvailable(...names: string[]): boolean {
+  const missing = names.filter((n) => !hasTool(n));
+  if (missing.length && process.env.CI) throw new Error(`CI needs ${missing.join(', ')} (installed by .ci/run from apt)`);
+  return missing.length === 0;
+}
+
+/** Spoken English from espeak-ng as a WAV file. */
+export function espeakWav(text: string, path: string): void {
+  execFileSync('espeak-ng', ['-w', path, text], { stdio: 'ignore' });
+}
+
+/** Convert with sox (e.g. WAV to MP3). */
+export function soxConvert(from: string, to: string): void {
+  execFileSync('sox', [from, to], { stdio: 'ignore' });
+}

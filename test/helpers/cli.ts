@@ -1,0 +1,48 @@
+import { execa } from 'execa';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/notevox.js', import.meta.url));
+
+export interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A throw-away config dir; remove it with `cleanup()`. */
+export function tempConfigDir(): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'notevox-test-'));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Run the built CLI (dist/, via bin/notevox.js) as a user would: non-interactive (CI=1, no TTY), no colour,
+ * its own config dir, and the given key and base URL in the environment unless `env` overrides them.
+ */
+export async function runCli(
+  args: string[],
+  opts: { baseUrl?: string; key?: string; configDir?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number; cwd?: string } = {},
+): Promise<CliResult> {
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CI: '1',
+    NO_COLOR: '1',
+    NOTEVOX_CONFIG_DIR: opts.configDir ?? join(tmpdir(), 'notevox-test-unused-config'),
+    NOTEVOX_BASE_URL: opts.baseUrl,
+    NOTEVOX_API_KEY: opts.key,
+    ...opts.env,
+  };
+  const r = await execa(process.execPath, [BIN, ...args], {
+    env: env as Record<string, string>,
+    extendEnv: false,
+    input: opts.input,
+    reject: false,
+    timeout: opts.timeoutMs ?? 60_000,
+    cwd: opts.cwd,
+  });
+  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+}

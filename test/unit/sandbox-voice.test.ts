@@ -1,0 +1,349 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_TYPE_BY_STATUS, errorEnvelopeSchema } from '../../src/contract/errors.js';
+import { LIMITS } from '../../src/contract/limits.js';
+import * as schemas from '../../src/contract/schemas.js';
+import { DEMO_KEYS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { uploadSignature } from '../../src/sandbox/voice/jobs.js';
+import { garbageWav, speechLikeWav, THREE_WORDS, writeLargeWav } from '../helpers/audio.js';
+import { inProcessSandbox } from '../helpers/sandbox.js';
+
+const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, `${k.id}.${k.secret}`])) as Record<keyof typeof DEMO_KEYS, string>;
+const JOBS = '/v1/external/voice-file/jobs';
+const PACE_SECONDS = 0.05;
+type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
+
+function expectError(res: { status: number; json: any }, status: number, code: number) {
+  expect(res.status, JSON.stringify(res.json)).toBe(status);
+  expect(errorEnvelopeSchema.safeParse(res.json).success).toBe(true);
+  expect(res.json.error.code).toBe(code);
+  expect(res.json.error.errorType).toBe(ERROR_TYPE_BY_STATUS[status]);
+}
+
+let sb: Sandbox;
+let tmp: string;
+const speech = speechLikeWav(THREE_WORDS);
+
+beforeAll(async () => {
+  sb = await inProcessSandbox({ options: { jobSeconds: PACE_SECONDS } });
+  tmp = mkdtempSync(join(tmpdir(), 'nvx-voice-test-'));
+});
+afterAll(async () => {
+  await sb.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+async function create(key: string, body: unknown = {}) {
+  const res = await sb.call('POST', JOBS, { key, body });
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return res.json as { id: string; uploadUri: string };
+}
+
+async function put(uri: string, body: Buffer | ReadableStream<Uint8Array> | null, headers: Record<string, string> = { 'content-type': 'audio/wav' }) {
+  const res = await sb.app.request(uri, { method: 'PUT', body, headers, duplex: 'half' } as RequestInit);
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+const get = (id: string, key = K.workspaceKey, suffix = '') => sb.call('GET', `${JOBS}/${id}${suffix}`, { key });
+const complete = (id: string, key = K.workspaceKey) => sb.call('PUT', `${JOBS}/${id}/upload-complete`, { key });
+
+async function waitFor(id: string, statuses: string[], key = K.workspaceKey, timeoutMs = 10_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await get(id, key);
+    if (statuses.includes(res.json?.status)) return res.json;
+    if (Date.now() > until) throw new Error(`job ${id} still ${res.json?.status}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Create, upload and complete a job; returns its id. */
+async function submit(bytes: Buffer, key = K.workspaceKey, body: unknown = {}) {
+  const job = await create(key, body);
+  expect((await put(job.uploadUri, bytes)).status).toBe(200);
+  expect((await complete(job.id, key)).status).toBe(200);
+  return job.id;
+}
+
+describe('voice job create', () => {
+  it('answers 200 with a CREATED job and a signed upload URI valid for an hour', async () => {
+    const res = await sb.call('POST', JOBS, { key: K.workspaceKey, body: { transcriptLocaleHints: ['en_US'], translationLocales: ['ko_KR', 'ja_JP'] } });
+    expect(res.status).toBe(200);
+    expect(schemas.voiceJobCreated.safeParse(res.json).success).toBe(true);
+    expect(res.json.id).toMatch(LIMITS.uuidPattern);
+    expect(res.json.workspaceGuid).toBe(DEMO_WORKSPACES.product);
+    expect(res.json.translationLocales).toEqual(['ko_KR', 'ja_JP']);
+    const uri = new URL(res.json.uploadUri);
+    expect(uri.pathname).toBe(`/sandbox/uploads/${res.json.id}`);
+    expect(uri.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
+    const ttl = Date.parse(res.json.uploadUriExpiresAt) - Date.parse(res.json.createdAt);
+    expect(Math.abs(ttl - LIMITS.uploadUrlTtlSeconds * 1000)).toBeLessThan(1500);
+    const job = await get(res.json.id);
+    expect(schemas.voiceJob.safeParse(job.json).success).toBe(true);
+    expect(job.json).toMatchObject({ status: 'CREATED', fileUploadedAt: null, errorMessage: null, durationSeconds: null });
+  });
+
+  it('checks the locale lists by the schema', async () => {
+    expectError(await sb.call('POST', JOBS, { key: K.workspaceKey, body: { transcriptLocaleHints: ['en_US', 'ko_KR'] } }), 400, 400000);
+    const six = ['ko_KR', 'en_US', 'de_DE', 'ja_JP', 'es_ES', 'fr_FR'];
+    const tooMany = await sb.call('POST', JOBS, { key: K.workspaceKey, body: { translationLocales: six } });
+    expectError(tooMany, 400, 400000);
+    expect(tooMany.json.error.detail).toContain('translationLocales');
+    expectError(await sb.call('POST', JOBS, { key: K.workspaceKey, body: { translationLocales: ['english'] } }), 400, 400000);
+  });
+
+  it('applies the workspaceGuid rules of unbound and bound keys', async () => {
+    const unbound = await sb.call('POST', JOBS, { key: K.admin, body: {} });
+    expectError(unbound, 400, 400004);
+    expect(unbound.json.error.message).toBe('workspaceGuid is required for workspace-unbound API keys');
+    expectError(await sb.call('POST', JOBS, { key: K.orgKey, body: {} }), 400, 400004);
+    expect((await create(K.admin, { workspaceGuid: DEMO_WORKSPACES.support })).id).toMatch(LIMITS.uuidPattern);
+    expect((await create(K.orgKey, { workspaceGuid: DEMO_WORKSPACES.product })).id).toMatch(LIMITS.uuidPattern);
+    expectError(await sb.call('POST', JOBS, { key: K.workspaceKey, body: { workspaceGuid: DEMO_WORKSPACES.support } }), 400, 400000);
+    expect((await create(K.boundUser, { workspaceGuid: DEMO_WORKSPACES.product })).id).toMatch(LIMITS.uuidPattern);
+    // Priya is no member of Customer Support; an unknown guid is just as unreachable.
+    expectError(await sb.call('POST', JOBS, { key: K.member, body: { workspaceGuid: DEMO_WORKSPACES.support } }), 404, 404000);
+    expectError(await sb.call('POST', JOBS, { key: K.member, body: { workspaceGuid: 'wsDoesNotExist00' } }), 404, 404000);
+  });
+
+  it('answers 403000 when the workspace has voice jobs disabled and 403013 without the voice permission', async () => {
+    expectError(await sb.call('POST', JOBS, { key: K.salesWorkspaceKey, body: {} }), 403, 403000);
+    expectError(await sb.call('POST', JOBS, { key: K.admin, body: { workspaceGuid: DEMO_WORKSPACES.sales } }), 403, 403000);
+    expectError(await sb.call('POST', JOBS, { key: K.noVoiceWorkspaceKey, body: {} }), 403, 403013);
+    expectError(await sb.call('POST', JOBS, { key: K.orgReadOnly, body: { workspaceGuid: DEMO_WORKSPACES.product } }), 403, 403001);
+  });
+});
+
+describe('visibility', () => {
+  it('shows a job to keys of its workspace and organization only', async () => {
+    const { id } = await create(K.workspaceKey);
+    for (const key of [K.workspaceKey, K.boundUser, K.admin, K.orgKey, K.legacyScopeWorkspaceKey]) expect((await get(id, key)).status).toBe(200);
+    expectError(await get(id, K.salesWorkspaceKey), 404, 404000);
+    expectError(await get(id, K.noVoiceWorkspaceKey), 403, 403013);
+    expectError(await get('not-a-uuid'), 404, 404000);
+    expectError(await get('00000000-0000-4000-8000-000000000000'), 404, 404000);
+  });
+});
+
+describe('signed upload URL', () => {
+  it('refuses a missing, tampered or expired signature with 403010, and does not take a key instead', async () => {
+    const { id, uploadUri } = await create(K.workspaceKey);
+    const bare = uploadUri.split('?')[0];
+    expectError(await put(bare, speech.bytes), 403, 403010);
+    expectError(await put(bare, speech.bytes, { 'content-type': 'audio/wav', authorization: `Bearer ${K.workspaceKey}` }), 403, 403010);
+    expectError(await put(uploadUri.replace(/signature=./, (m) => m.slice(0, -1) + (m.endsWith('0') ? '1' : '0')), speech.bytes), 403, 403010);
+    expectError(await put(uploadUri.replace(/expires=\d+/, (m) => `expires=${Number(m.slice(8)) + 60}`), speech.bytes), 403, 403010);
+    // a correctly signed URL whose expiry has passed
+    const past = Math.floor(Date.now() / 1000) - 1;
+    const expired = await put(`${bare}?expires=${past}&signature=${uploadSignature(sb.rt.signingKey, id, past)}`, speech.bytes);
+    expectError(expired, 403, 403010);
+    expect(expired.json.error.detail).toContain('expired');
+    // the URL itself stops working once the clock passes its expiry
+    const clock = sb.rt.clock;
+    sb.rt.clock = { now: () => new Date(clock.now().getTime() + (LIMITS.uploadUrlTtlSeconds + 5) * 1000) };
+    try {
+      expectError(await put(uploadUri, speech.bytes), 403, 403010);
+    } finally {
+      sb.rt.clock = clock;
+    }
+    expect((await put(uploadUri, speech.bytes)).status).toBe(200);
+  });
+
+  it('checks the Content-Type', async () => {
+    const { uploadUri } = await create(K.workspaceKey);
+    expectError(await put(uploadUri, speech.bytes, { 'content-type': 'application/octet-stream' }), 400, 400000);
+    expectError(await put(uploadUri, speech.bytes, {}), 400, 400000);
+    for (const type of ['audio/mpeg', 'audio/x-wav', 'audio/mp4', 'audio/m4a', 'video/mp4', 'audio/wav; charset=binary'])
+      expect((await put(uploadUri, speech.bytes, { 'content-type': type })).status).toBe(200);
+  });
+
+  it('streams the bytes to a file in the upload directory', async () => {
+    const { id, uploadUri } = await create(K.workspaceKey);
+    const res = await put(uploadUri, speech.bytes);
+    expect(res.json).toEqual({ jobId: id, bytes: speech.bytes.length, contentType: 'audio/wav' });
+    expect(readdirSync(sb.rt.uploadDir)).toContain(`${id}.upload`);
+  });
+
+  it('answers 413 past 500 MB: from Content-Length, and counted while streaming (the partial file removed)', async () => {
+    const { id, uploadUri } = await create(K.workspaceKey);
+    const declared = await put(uploadUri, null, { 'content-type': 'audio/wav', 'content-length': String(LIMITS.uploadMaxBytes + 1) });
+    expectError(declared, 413, 413000);
+    const chunk = new Uint8Array(4 << 20);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(ctrl) {
+        if (sent > LIMITS.uploadMaxBytes + chunk.length) return ctrl.close();
+        sent += chunk.length;
+        ctrl.enqueue(chunk);
+      },
+    });
+    const streamed = await put(uploadUri, body);
+    expectError(streamed, 413, 413000);
+    expect(streamed.json.error.detail).toContain('cut off');
+    expect(readdirSync(sb.rt.uploadDir).filter((f) => f.startsWith(id))).toEqual([]);
+    expectError(await complete(id), 409, 409000);
+  });
+
+  it('passes through the fault injection', async () => {
+    const faulty = await inProcessSandbox({ faults: '503=1@/sandbox/uploads', options: { jobSeconds: PACE_SECONDS } });
+    try {
+      const created = await faulty.call('POST', JOBS, { key: K.workspaceKey, body: {} });
+      expect(created.status).toBe(200);
+      const res = await faulty.app.request(created.json.uploadUri, { method: 'PUT', body: speech.bytes, headers: { 'content-type': 'audio/wav' } });
+      expect(res.status).toBe(503);
+      expect(errorEnvelopeSchema.safeParse(await res.json()).success).toBe(true);
+    } finally {
+      await faulty.close();
+    }
+  });
+});
+
+describe('job lifecycle', () => {
+  it('moves CREATED → UPLOADED → PROCESSING → COMPLETED and serves the results only then', async () => {
+    const job = await create(K.workspaceKey, { transcriptLocaleHints: ['en_US'], translationLocales: ['ko_KR'] });
+    expectError(await complete(job.id), 409, 409000); // no bytes yet
+    expectError(await get(job.id, K.workspaceKey, '/transcript'), 409, 409000);
+    await put(job.uploadUri, speech.bytes);
+    const uploaded = await complete(job.id);
+    expect(uploaded.json.status).toBe('UPLOADED');
+    expect(uploaded.json.fileUploadedAt).not.toBeNull();
+    expectError(await complete(job.id), 409, 409000); // twice
+    expectError(await put(job.uploadUri, speech.bytes), 409, 409000); // bytes after completion
+    for (const suffix of ['/transcript', '/translations', '/translations/ko_KR', '/paragraph-summary', '/transcript/paragraph-summary', '/translations/ko_KR/paragraph-summary'])
+      expectError(await get(job.id, K.workspaceKey, suffix), 409, 409000);
+    const done = await waitFor(job.id, ['COMPLETED', 'FAILED']);
+    expect(done.status, done.errorMessage).toBe('COMPLETED');
+    expect(done.processStartedAt <= done.processCompletedAt).toBe(true);
+    expect(done.durationSeconds).toBeCloseTo(speech.phrase.durationMs / 1000, 1);
+
+    const transcript = (await get(job.id, K.workspaceKey, '/transcript')).json;
+    expect(schemas.transcript.safeParse(transcript).success).toBe(true);
+    expect(transcript.locale).toBe('en_US');
+    // one paragraph per word of the recording, at its time (within two 30 ms frames)
+    expect(transcript.paragraphs).toHaveLength(speech.phrase.words.length);
+    transcript.paragraphs.forEach((p: any, i: number) => {
+      expect(p.index).toBe(i);
+      expect(Math.abs(p.startTimeMillis - speech.phrase.words[i].startMs)).toBeLessThanOrEqual(60);
+      expect(Math.abs(p.endTimeMillis - speech.phrase.words[i].endMs)).toBeLessThanOrEqual(60);
+      expect(p.text).toMatch(/^\[sandbox transcript \d\d:\d\d:\d\d\.\d\d–\d\d:\d\d:\d\d\.\d\d: no speech engine in the sandbox; pass --transcriber-command to use one\]$/);
+    });
+    expect(transcript.text).toBe(transcript.paragraphs.map((p: any) => p.text).join('\n\n'));
+
+    const translations = (await get(job.id, K.workspaceKey, '/translations')).json;
+    expect(translations.content).toHaveLength(1);
+    expect(translations.content[0]).toMatchObject({ jobId: job.id, locale: 'ko_KR' });
+    expect(translations.content[0].text).toContain('sandbox translation en_US→ko_KR');
+    expect((await get(job.id, K.workspaceKey, '/translations/ko_KR')).json).toEqual(translations.content[0]);
+    expectError(await get(job.id, K.workspaceKey, '/translations/ja_JP'), 404, 404000);
+    expectError(await get(job.id, K.workspaceKey, '/translations/ja_JP/paragraph-summary'), 404, 404000);
+
+    const summary = (await get(job.id, K.workspaceKey, '/paragraph-summary')).json;
+    expect(schemas.paragraphSummary.safeParse(summary).success).toBe(true);
+    expect(summary).toMatchObject({ jobId: job.id, locale: 'en_US', summary: { type: 'text/markdown' } });
+    expect(summary.summary.content).toContain('Sandbox output');
+    expect((await get(job.id, K.workspaceKey, '/transcript/paragraph-summary')).json).toEqual(summary);
+    const translated = (await get(job.id, K.workspaceKey, '/translations/ko_KR/paragraph-summary')).json;
+    expect(translated).toMatchObject({ jobId: job.id, locale: 'ko_KR' });
+    expect(translated.summary.content).toContain('(ko_KR)');
+  });
+
+  it('ends FAILED with a clear errorMessage for unreadable or unsupported audio', async () => {
+    const garbage = await submit(garbageWav());
+    const failed = await waitFor(garbage, ['COMPLETED', 'FAILED']);
+    expect(failed.status).toBe('FAILED');
+    expect(failed.errorMessage).toMatch(/^unreadable audio: the WAV file/);
+    const conflict = await get(garbage, K.workspaceKey, '/transcript');
+    expectError(conflict, 409, 409000);
+    expect(conflict.json.error.detail).toBe(failed.errorMessage);
+
+    const text = await submit(Buffer.from('just some text, not audio at all\n'));
+    const unsupported = await waitFor(text, ['COMPLETED', 'FAILED']);
+    expect(unsupported.status).toBe('FAILED');
+    expect(unsupported.errorMessage).toContain('unsupported audio format');
+    expect(unsupported.errorMessage).toContain('"just some t');
+  });
+
+  it('ends FAILED for audio longer than 4 hours', async () => {
+    const file = join(tmp, 'long.wav');
+    const seconds = LIMITS.audioMaxSeconds + 600;
+    writeLargeWav(file, seconds * 100 * 2, 100); // 100 samples per second keeps the file small
+    const { readFileSync } = await import('node:fs');
+    const id = await submit(readFileSync(file));
+    const failed = await waitFor(id, ['COMPLETED', 'FAILED']);
+    expect(failed.status).toBe('FAILED');
+    expect(failed.errorMessage).toContain('4 h 10 min long');
+    expect(failed.errorMessage).toContain('at most 4 hours');
+  });
+
+  it('DELETE answers 204, removes the file, and cancels processing', async () => {
+    const slow = await inProcessSandbox({ options: { jobSeconds: 0.3 } });
+    try {
+      const created = await slow.call('POST', JOBS, { key: K.workspaceKey, body: {} });
+      const id = created.json.id;
+      await slow.app.request(created.json.uploadUri, { method: 'PUT', body: speech.bytes, headers: { 'content-type': 'audio/wav' } });
+      expect((await slow.call('PUT', `${JOBS}/${id}/upload-complete`, { key: K.workspaceKey })).status).toBe(200);
+      expect(existsSync(join(slow.rt.uploadDir, `${id}.upload`))).toBe(true);
+      const del = await slow.call('DELETE', `${JOBS}/${id}`, { key: K.workspaceKey });
+      expect(del.status).toBe(204);
+      expect(del.text).toBe('');
+      expect(existsSync(join(slow.rt.uploadDir, `${id}.upload`))).toBe(false);
+      expectError(await slow.call('GET', `${JOBS}/${id}`, { key: K.workspaceKey }), 404, 404000);
+      expectError(await slow.call('DELETE', `${JOBS}/${id}`, { key: K.workspaceKey }), 404, 404000);
+      await new Promise((r) => setTimeout(r, 800)); // past both stages
+      expect(slow.db.get<{ status: string }>('SELECT status FROM voice_jobs WHERE id = ?', [id])?.status).toBe('UPLOADED');
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('transcriber command and word memories', () => {
+  const withCommand = async (command: string, key = K.workspaceKey, body: unknown = {}) => {
+    sb.rt.options.transcriberCommand = command;
+    try {
+      const id = await submit(speech.bytes, key, body);
+      return await waitFor(id, ['COMPLETED', 'FAILED'], key);
+    } finally {
+      delete sb.rt.options.transcriberCommand;
+    }
+  };
+
+  it('spreads plain-text paragraphs over the speech segments and applies the word memories of the key', async () => {
+    const script = join(tmp, 'stt.sh');
+    writeFileSync(script, `#!/bin/sh\ntest -s "$1" || exit 1\nprintf 'We moved k8s to the NWL cluster.\\n\\nThe offline-sync work, K8S included, ships Monday.\\n'\n`, { mode: 0o755 });
+    const done = await withCommand(`${script} {file}`, K.member, { workspaceGuid: DEMO_WORKSPACES.product });
+    expect(done.status, done.errorMessage).toBe('COMPLETED');
+    const t = (await get(done.id, K.member, '/transcript')).json;
+    expect(t.paragraphs.map((p: any) => p.text)).toEqual([
+      'We moved Kubernetes to the Northwind cluster.', // Priya's k8s, the organization's NWL
+      'The OfflineSync work, Kubernetes included, ships Monday.', // the workspace's offline-sync
+    ]);
+    // two paragraphs over three words: the first takes the first word, the second the other two
+    const [w1, , w3] = speech.phrase.words;
+    expect(Math.abs(t.paragraphs[0].startTimeMillis - w1.startMs)).toBeLessThanOrEqual(60);
+    expect(Math.abs(t.paragraphs[1].endTimeMillis - w3.endMs)).toBeLessThanOrEqual(60);
+  });
+
+  it('takes JSON paragraphs with times and speakers', async () => {
+    const json = JSON.stringify([
+      { text: 'Hello Harbor-Freight and HFL.', startTimeMillis: 100, endTimeMillis: 900, speakerLabel: 'A' },
+      { text: 'No times here.' },
+    ]);
+    const done = await withCommand(`printf '%s' '${json}' # {file}`, K.admin, { workspaceGuid: DEMO_WORKSPACES.product });
+    expect(done.status, done.errorMessage).toBe('COMPLETED');
+    const t = (await get(done.id, K.admin, '/transcript')).json;
+    // Dana's user scope writes Harbor-Freight as HFL, the organization's writes HFL as Harbor-Freight-Logistics: one pass, no chaining.
+    expect(t.paragraphs[0]).toEqual({ index: 0, startTimeMillis: 100, endTimeMillis: 900, speakerLabel: 'A', text: 'Hello HFL and Harbor-Freight-Logistics.' });
+    expect(t.paragraphs[1]).toMatchObject({ index: 1, speakerLabel: null, text: 'No times here.' });
+    expect(t.paragraphs[1].endTimeMillis).toBeGreaterThan(t.paragraphs[1].startTimeMillis);
+  });
+
+  it('ends FAILED with the first line of a failing command', async () => {
+    const done = await withCommand(`echo 'model not found: base.en' >&2; echo second line >&2; exit 3 # {file}`);
+    expect(done.status).toBe('FAILED');
+    expect(done.errorMessage).toBe('the transcriber command failed (exit code 3): model not found: base.en');
+  });
+});

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
+import { LIMITS } from '../../src/contract/limits.js';
+import * as schemas from '../../src/contract/schemas.js';
+import { DEMO_KEYS, DEMO_ORGANIZATION, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { inProcessSandbox } from '../helpers/sandbox.js';
+
+const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, `${k.id}.${k.secret}`])) as Record<keyof typeof DEMO_KEYS, string>;
+const BASE = '/v1/external/organizations/me/workspaces';
+type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
+
+function expectError(res: { status: number; json: any }, status: number, code: number) {
+  expect(res.status).toBe(status);
+  expect(res.json.error.code).toBe(code);
+  expect(res.json.error.errorType).toBe(ERROR_TYPE_BY_STATUS[status]);
+}
+
+describe('organization workspaces', () => {
+  let sb: Sandbox;
+  beforeAll(async () => {
+    sb = await inProcessSandbox({ now: '2026-11-01T09:00:00Z' });
+  });
+  afterAll(() => sb.close());
+
+  const create = (name: string, key = K.admin) => sb.call('POST', BASE, { key, body: { name } });
+
+  describe('who may call', () => {
+    it('lists the organization workspaces for an org admin user key and for organization keys', async () => {
+      for (const key of [K.admin, K.orgKey, K.orgReadOnly]) {
+        const r = await sb.call('GET', BASE, { key });
+        expect(r.status).toBe(200);
+        const body = schemas.pageOf(schemas.workspace).parse(r.json);
+        expect(body.nextCursor).toBeNull();
+        expect(body.content.map((w) => w.guid)).toEqual(expect.arrayContaining(Object.values(DEMO_WORKSPACES)));
+        expect(body.content.every((w) => w.organizationId === DEMO_ORGANIZATION)).toBe(true);
+      }
+    });
+
+    it('gives other user keys 403003, workspace keys 403002', async () => {
+      for (const key of [K.member, K.wsAdmin, K.boundUser]) {
+        expectError(await sb.call('GET', BASE, { key }), 403, 403003);
+        expectError(await create('Nope', key), 403, 403003);
+        expectError(await sb.call('DELETE', `${BASE}/${DEMO_WORKSPACES.sales}`, { key }), 403, 403003);
+      }
+      for (const key of [K.workspaceKey, K.salesWorkspaceKey]) {
+        expectError(await sb.call('GET', BASE, { key }), 403, 403002);
+        expectError(await sb.call('PATCH', `${BASE}/${DEMO_WORKSPACES.sales}`, { key, body: { name: 'x' } }), 403, 403002);
+      }
+    });
+
+    it('needs workspace:write to change anything (403001), workspace:read to read', async () => {
+      for (const r of [
+        await create('Reporting', K.orgReadOnly),
+        await sb.call('PATCH', `${BASE}/${DEMO_WORKSPACES.sales}`, { key: K.orgReadOnly, body: { name: 'x' } }),
+        await sb.call('PATCH', `${BASE}/${DEMO_WORKSPACES.sales}/quota`, { key: K.orgReadOnly, body: { monthlyMinutes: 1 } }),
+        await sb.call('DELETE', `${BASE}/${DEMO_WORKSPACES.sales}`, { key: K.orgReadOnly }),
+      ]) {
+        expectError(r, 403, 403001);
+        expect(r.json.error.detail).toBe('insufficient_scope: requires workspace:write');
+      }
+      expectError(await sb.call('GET', BASE, { key: K.noteReadOnly }), 403, 403001);
+      expect((await sb.call('GET', `${BASE}/${DEMO_WORKSPACES.support}`, { key: K.orgKey })).status).toBe(200);
+    });
+
+    it('answers 404 for workspaces of another organization and unknown ones', async () => {
+      sb.db.run(`INSERT INTO organizations (id, name, created_at) VALUES ('org_other', 'Other', '2025-01-01T00:00:00Z')`);
+      sb.db.run(`INSERT INTO workspaces (guid, organization_id, name, created_at) VALUES ('wsOtherOrg000001', 'org_other', 'Elsewhere', '2025-01-01T00:00:00Z')`);
+      for (const [method, path, body] of [
+        ['GET', `${BASE}/wsOtherOrg000001`, undefined],
+        ['PATCH', `${BASE}/wsOtherOrg000001`, { name: 'Mine now' }],
+        ['PATCH', `${BASE}/wsOtherOrg000001/quota`, { monthlyMinutes: 5 }],
+        ['DELETE', `${BASE}/wsOtherOrg000001`, undefined],
+        ['GET', `${BASE}/wsNoSuchSpace0001`, undefined],
+      ] as const)
+        expectError(await sb.call(method, path, { key: K.admin, body }), 404, 404000);
+      expect((await sb.call('GET', BASE, { key: K.orgKey })).json.content.map((w: any) => w.guid)).not.toContain('wsOtherOrg000001');
+    });
+  });
+
+  describe('create, rename, quota, delete', () => {
+    it('creates a workspace with the defaults, and the admin owns it', async () => {
+      const r = await create('Research');
+      expect(r.status).toBe(201);
+      const w = schemas.workspace.parse(r.json);
+      expect(w.guid).toMatch(LIMITS.workspaceGuidPattern);
+      expect(w).toMatchObject({ name: 'Research', organizationId: DEMO_ORGANIZATION, wikiPlan: false, isWikiEnabled: false, voiceFileEnabled: true, quota: { monthlyMinutes: null, usedMinutes: 0 } });
+      expect(sb.db.get<{ role: string }>('SELECT role FROM memberships WHERE user_id = ? AND workspace_guid = ?', [DEMO_USERS.dana, w.guid])?.role).toBe('OWNER');
+      // the admin's key now reaches it
+      const reach = await sb.call('GET', '/v1/external/auth/workspaces', { key: K.admin });
+      expect(reach.json.content.map((x: any) => x.guid)).toContain(w.guid);
+      expect((await sb.call('GET', `${BASE}/${w.guid}`, { key: K.orgKey })).json.name).toBe('Research');
+    });
+
+    it('an organization key creates without adding any member', async () => {
+      const r = await create('Integrations', K.orgKey);
+      expect(r.status).toBe(201);
+      expect(sb.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM memberships WHERE workspace_guid = ?', [r.json.guid])?.n).toBe(0);
+    });
+
+    it('validates the name: 1–100 characters, not blank', async () => {
+      for (const name of ['', '   ', 'x'.repeat(101)]) {
+        const r = await create(name);
+        expectError(r, 400, 400000);
+        expect(r.json.error.detail).toMatch(/^name/);
+      }
+      expectError(await sb.call('POST', BASE, { key: K.admin, body: {} }), 400, 400000);
+      expect((await create('x'.repeat(100))).status).toBe(201);
+    });
+
+    it('renames', async () => {
+      const w = (await create('Old name')).json;
+      const r = await sb.call('PATCH', `${BASE}/${w.guid}`, { key: K.orgKey, body: { name: 'New name' } });
+      expect(r.status).toBe(200);
+      expect(r.json).toMatchObject({ guid: w.guid, name: 'New name' });
+      expectError(await sb.call('PATCH', `${BASE}/${w.guid}`, { key: K.admin, body: { name: ' ' } }), 400, 400000);
+    });
+
+    it('sets and clears the monthly minutes quota', async () => {
+      const path = `${BASE}/${DEMO_WORKSPACES.support}/quota`;
+      const set = await sb.call('PATCH', path, { key: K.admin, body: { monthlyMinutes: 900 } });
+      expect(set.status).toBe(200);
+      expect(set.json.quota).toEqual({ monthlyMinutes: 900, usedMinutes: 412 });
+      expect((await sb.call('PATCH', path, { key: K.admin, body: { monthlyMinutes: 0 } })).json.quota.monthlyMinutes).toBe(0);
+      expect((await sb.call('PATCH', path, { key: K.orgKey, body: { monthlyMinutes: null } })).json.quota.monthlyMinutes).toBeNull();
+      for (const monthlyMinutes of [-1, 1.5, '10']) expectError(await sb.call('PATCH', path, { key: K.admin, body: { monthlyMinutes } }), 400, 400000);
+      expectError(await sb.call('PATCH', path, { key: K.admin, body: {} }), 400, 400000);
+    });
+
+    it('deletes an empty workspace (204) with its memberships', async () => {
+      const w = (await create('Short-lived')).json;
+      // a deleted note does not keep it alive
+      sb.db.run(`INSERT INTO notes (guid, id, title, owner_user_id, workspace_guid, source_type, created_at, updated_at, deleted) VALUES ('ntGoneShortLv', 99001, 'gone', ?, ?, 'text', '2026-10-01T00:00:00Z', '2026-10-01T00:00:00Z', 1)`, [DEMO_USERS.dana, w.guid]);
+      const r = await sb.call('DELETE', `${BASE}/${w.guid}`, { key: K.admin });
+      expect(r.status).toBe(204);
+      expect(r.text).toBe('');
+      expect(sb.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM memberships WHERE workspace_guid = ?', [w.guid])?.n).toBe(0);
+      expectError(await sb.call('GET', `${BASE}/${w.guid}`, { key: K.admin }), 404, 404000);
+      expectError(await sb.call('DELETE', `${BASE}/${w.guid}`, { key: K.admin }), 404, 404000);
+    });
+
+    it('refuses with 422000 while the workspace holds notes or folders', async () => {
+      expectError(await sb.call('DELETE', `${BASE}/${DEMO_WORKSPACES.product}`, { key: K.orgKey }), 422, 422000);
+      const w = (await create('Has a folder')).json;
+      sb.db.run(`INSERT INTO folders (workspace_guid, owner_user_id, title, sharing_type, created_at, updated_at) VALUES (?, ?, 'Keep me', 'PRIVATE', 'now', 'now')`, [w.guid, DEMO_USERS.dana]);
+      const r = await sb.call('DELETE', `${BASE}/${w.guid}`, { key: K.admin });
+      expectError(r, 422, 422000);
+      expect(r.json.error.detail).toMatch(/0 note\(s\) and 1 folder\(s\)/);
+      expect((await sb.call('GET', `${BASE}/${w.guid}`, { key: K.admin })).status).toBe(200);
+    });
+  });
+});
