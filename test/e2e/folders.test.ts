@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/contract/limits.js';
 import { DEMO_FOLDERS as F, DEMO_KEYS, DEMO_NOTES, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
-import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { runInPty as runPty } from '../helpers/pty.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>;
@@ -31,51 +31,9 @@ async function createFolder(title: string, extra: string[] = [], key?: string) {
   return json(r);
 }
 
-const ANSI = new RegExp(String.raw`\u001b\[[0-9;?]*[A-Za-z]`, 'g');
-const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/**
- * Run the built CLI in a pseudo-terminal (`script`), answering each prompt when its text appears.
- * Returns the exit code and everything the terminal showed (escape sequences removed).
- */
-function runInPty(args: string[], steps: Array<[RegExp, string]>, key: string = DEMO_KEYS.admin.token): Promise<{ exitCode: number | null; screen: string }> {
-  const cmd = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    TERM: 'xterm',
-    NO_COLOR: '1',
-    NOTEVOX_CONFIG_DIR: config.dir,
-    NOTEVOX_BASE_URL: sb.baseUrl,
-    NOTEVOX_API_KEY: key,
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let screen = '';
-    let pending = '';
-    let step = 0;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`pty run timed out at step ${step}; screen so far:\n${screen}`));
-    }, 30_000);
-    child.stdout.on('data', (d: Buffer) => {
-      const text = d.toString('utf8').replace(ANSI, '');
-      screen += text;
-      pending += text;
-      while (step < steps.length && steps[step][0].test(pending)) {
-        const keys = steps[step++][1];
-        pending = '';
-        child.stdin.write(keys);
-      }
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      child.stdin.end();
-      resolve({ exitCode: code, screen });
-    });
-  });
-}
+/** Run the built CLI in a pseudo-terminal as this file's sandbox user. */
+const runInPty = (args: string[], steps: Array<[RegExp, string]>, key: string = DEMO_KEYS.admin.token) =>
+  runPty(args, steps, { NOTEVOX_CONFIG_DIR: config.dir, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: key });
 
 describe('folders list', () => {
   it('--tree draws the hierarchy with the sharing type; folders with a hidden parent are at the top', async () => {

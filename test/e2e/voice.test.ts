@@ -166,6 +166,29 @@ describe('voice upload', () => {
     expect(jobRow(JSON.parse(ok.stdout).jobId)?.workspace_guid).toBe(WS.support);
   });
 
+  it('asks for the workspace on a terminal (pseudo-terminal via script)', async () => {
+    const cmd = [process.execPath, BIN, 'voice', 'upload', speech, '--json'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: config.dir, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: DEMO_KEYS.admin.token };
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    let answered = false;
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      screen += s;
+      if (!answered && screen.includes('Workspace for the voice job') && screen.includes('Customer Support')) {
+        answered = true;
+        child.stdin.write('\u001b[B\r'); // arrow down to the second choice, Enter
+      }
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    clearTimeout(timer);
+    expect(code, screen).toBe(0);
+    expect(screen).toContain(`Product Team (${WS.product})`);
+    expect(screen).not.toContain('Sales');
+    const jobId = /"jobId": "([0-9a-f-]{36})"/.exec(screen)?.[1];
+    expect(jobRow(jobId!)?.workspace_guid).toBe(WS.support);
+  });
+
   it('explains 403000 and 403013', async () => {
     const disabled = await cli(['voice', 'upload', speech], DEMO_KEYS.salesWorkspaceKey.token);
     expect(disabled.exitCode).toBe(4);

@@ -8,8 +8,8 @@ export function registerApi(program: Command): void {
     program
       .command('api')
       .description('make an authenticated request to any API path and print the response (like gh api)')
-      .argument('[method]', 'HTTP method (default GET, or POST when fields are given)')
-      .argument('<path>', 'path relative to /v1/external/ (e.g. notes), or absolute (/v1/api-key-scopes)')
+      .argument('<method-or-path>', 'HTTP method (default GET, or POST when fields or --input are given without --paginate), or the path')
+      .argument('[path]', 'path relative to /v1/external/ (e.g. notes), or absolute (/v1/api-key-scopes)')
       .option('-f, --raw-field <key=value>', 'add a string field to the body (or query for GET)', collect, [])
       .option('-F, --field <key=value>', 'add a typed field: true/false/null/numbers, @file reads a file', collect, [])
       .option('--input <file>', 'send this file (or - for stdin) as the JSON body')

@@ -73,7 +73,7 @@ export async function api(ctx: Context, a: string, b: string | undefined, flags:
     headers[k.trim()] = v.trim();
   }
   const hasFields = Object.keys(fields).length > 0;
-  method ??= hasFields || flags.input ? 'POST' : 'GET';
+  method ??= !flags.paginate && (hasFields || flags.input) ? 'POST' : 'GET';
   const inQuery = method === 'GET' || method === 'HEAD' || method === 'DELETE';
   let body: unknown = flags.input ? await readInput(ctx, flags.input) : undefined;
   let query: Record<string, string> | undefined;

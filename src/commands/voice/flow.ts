@@ -77,9 +77,10 @@ export async function waitWithResumeHint(
   }
 }
 
-/** Whether stderr redraws (spinners and progress bars) rather than printing lines. */
+/** Whether stderr redraws (spinners and progress bars) rather than printing lines: the rule of src/io's status sink. */
 export function interactive(ctx: Context): boolean {
-  return ctx.io.isStderrTTY && ctx.io.env.TERM !== 'dumb' && !isCI(ctx.io.env);
+  const sized = ((ctx.io.stderr as { columns?: number }).columns ?? 0) > 0;
+  return ctx.io.isStderrTTY && sized && ctx.io.env.TERM !== 'dumb' && !isCI(ctx.io.env);
 }
 
 const seconds = (ms: number) => formatDuration(ms / 1000);

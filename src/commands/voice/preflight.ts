@@ -5,6 +5,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
 import { formatBytes } from '../../io/progress.js';
 import { describeHead, formatHours, readHead, sniffAudio, type SniffedAudio } from '../../sandbox/voice/sniff.js';
+import { readWavLayout } from '../../sandbox/voice/wav.js';
 
 /** What `voice upload` checks before it creates anything: the file exists, is audio by its content, and fits the limits. */
 
@@ -47,10 +48,13 @@ const EXTENSIONS: Record<SniffedAudio['kind'], string[]> = {
 };
 
 /**
- * The duration from the file's headers (music-metadata without a full scan). By path it reads only the headers,
- * but it chooses the parser by the file name: a misnamed file is streamed with the sniffed type instead.
+ * The duration from the file's headers. music-metadata (without a full scan) reads only the headers when given
+ * a path, but it chooses the parser by the file name: a misnamed file is streamed with the sniffed type instead.
  */
 async function headerDuration(path: string, sniffed: SniffedAudio, size: number): Promise<number | undefined> {
+  // PCM WAV: the header says it all, without loading music-metadata (memory matters during big uploads).
+  const layout = sniffed.kind === 'wav' ? await readWavLayout(path) : null;
+  if (layout) return layout.dataBytes / layout.blockAlign / layout.sampleRate;
   const { parseFile, parseStream } = await import('music-metadata');
   const options = { duration: false, skipCovers: true };
   try {

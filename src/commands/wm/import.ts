@@ -163,8 +163,13 @@ export async function importCsv(ctx: Context, file: string, flags: ImportFlags):
       rowsPerSecond: seconds > 0 ? Math.round((created + present) / seconds) : 0,
     };
     await printObject(ctx, summary, SUMMARY_COLUMNS);
-    if (result.error !== undefined)
-      throw batchFailure(result.error, `${failed} rows were not imported`, `Run the same command again to resume: the ${journal.confirmed.size} confirmed batches are skipped (journal ${journal.path}).`);
+    if (result.error !== undefined) {
+      const confirmed = journal.confirmed.size;
+      const resume = confirmed
+        ? `Run the same command again to resume: the ${confirmed} confirmed batches are skipped (journal ${journal.path}).`
+        : 'Nothing was confirmed; run the same command again once the cause is fixed.';
+      throw batchFailure(result.error, `${failed} rows were not imported`, resume);
+    }
     journal.remove();
     return 0;
   } finally {

@@ -3,8 +3,9 @@ import { LIMITS } from '../../contract/limits.js';
 
 /**
  * Client-side pacing from the `X-RateLimit-*` headers (decisions.md §1.5), so that a long import never runs into
- * 429: a token bucket refilled at the key's limit rate, whose bursts may use the whole remaining budget of the
- * current window but never more. Requests in flight count against the budget until the service has answered.
+ * 429: a token bucket refilled at the key's limit rate, holding at most the remaining budget of the window. The
+ * first answer's budget may be spent in one burst; once a window's budget is spent, requests wait for its reset
+ * and then go at the limit rate. Requests in flight count against the budget until the service has answered.
  */
 
 const WINDOW_MS = LIMITS.rateLimit.windowSeconds * 1000;
@@ -99,13 +100,13 @@ export class Pacer {
 
   private refill(): void {
     const t = this.now();
+    // Tokens earned while the budget was spent stay capped by it: after a reset the pace starts from the rate.
+    this.tokens = Math.min(Math.max(1, this.budget), this.tokens + ((t - this.refilledAt) * this.limit) / WINDOW_MS);
+    this.refilledAt = t;
     if (t >= this.resetAt + RESET_MARGIN_MS) {
       // The window is over: its whole limit is available until a response says otherwise.
       this.budget = this.limit - this.inFlight;
       this.resetAt += (Math.floor((t - this.resetAt - RESET_MARGIN_MS) / WINDOW_MS) + 1) * WINDOW_MS;
     }
-    const cap = Math.max(1, this.budget);
-    this.tokens = Math.min(cap, this.tokens + ((t - this.refilledAt) * this.limit) / WINDOW_MS);
-    this.refilledAt = t;
   }
 }

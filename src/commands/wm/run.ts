@@ -1,5 +1,5 @@
 import { LIMITS } from '../../contract/limits.js';
-import { CliError, EXIT, UsageError } from '../../errors.js';
+import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
 import { printObject, printPaged } from '../list.js';
 import type { ListFlags } from '../shared.js';
@@ -65,6 +65,7 @@ export async function remove(ctx: Context, ids: string[], flags: ScopeFlags & { 
   const wanted = [...new Set(ids.map(parseId))];
   const target = await resolveTarget(ctx, flags);
   if (!flags.yes) {
+    if (!ctx.io.canPrompt) throw new InputNeededError('a confirmation', '--yes');
     const prompter = await ctx.prompter();
     const what = wanted.length === 1 ? `word memory ${wanted[0]}` : `${wanted.length} word memories`;
     if (!(await prompter.confirm({ message: `Delete ${what} from the ${target.label} scope?`, default: false, flag: '--yes' }))) {

@@ -1,5 +1,5 @@
 import { LIMITS, PAGE_SIZES } from '../../contract/limits.js';
-import { EXIT } from '../../errors.js';
+import { EXIT, InputNeededError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
 import { printList, printObject } from '../list.js';
 import type { Context } from '../types.js';
@@ -133,7 +133,8 @@ export async function sync(ctx: Context, file: string, flags: SyncFlags): Promis
       return 0;
     }
     if (!flags.yes) {
-      const prompter = await ctx.prompter();
+      if (!ctx.io.canPrompt) throw new InputNeededError('a confirmation', '--yes');
+    const prompter = await ctx.prompter();
       const ok = await prompter.confirm({ message: `Apply these ${changes.length} changes to the ${target.label} word memories?`, default: false, flag: '--yes' });
       if (!ok) {
         ctx.io.info('Cancelled: nothing was changed.');

@@ -1,0 +1,232 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, DEMO_NOTES } from '../../src/sandbox/demo-seed.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { runInPty } from '../helpers/pty.js';
+import { startTestSandbox } from '../helpers/sandbox.js';
+
+type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>;
+const ADMIN = DEMO_KEYS.admin.token;
+const SECRETS = Object.values(DEMO_KEYS).map((k) => k.secret);
+const noSecrets = (...texts: string[]) => {
+  for (const t of texts) for (const s of SECRETS) expect(t).not.toContain(s);
+};
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(() => sb?.close());
+
+describe('auth', () => {
+  it('logs in with the key on stdin, verifies it, stores it 0600 in a 0700 dir, and never prints it', async () => {
+    const cfg = tempConfigDir();
+    try {
+      const r = await runCli(['auth', 'login', '--with-key', '--base-url', sb.baseUrl], { configDir: cfg.dir, input: ADMIN + '\n' });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toContain('Logged in to');
+      expect(r.stderr).toContain('nvk_user_admin.****');
+      noSecrets(r.stdout, r.stderr);
+      const files = readdirSync(cfg.dir);
+      expect(files.length).toBeGreaterThan(0);
+      expect(statSync(cfg.dir).mode & 0o777).toBe(0o700);
+      const file = join(cfg.dir, 'config.json');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readFileSync(file, 'utf8')).toContain(DEMO_KEYS.admin.secret);
+
+      const status = await runCli(['auth', 'status', '--json'], { configDir: cfg.dir });
+      expect(status.exitCode, status.stderr).toBe(0);
+      const s = JSON.parse(status.stdout);
+      expect(s).toMatchObject({ profile: 'default', keyId: 'nvk_user_admin', keyType: 'USER', keySource: 'profile "default"' });
+      noSecrets(status.stdout, status.stderr);
+
+      // the environment overrides the profile, and status says so
+      const env = await runCli(['auth', 'status', '--json'], { configDir: cfg.dir, key: DEMO_KEYS.member.token });
+      expect(JSON.parse(env.stdout)).toMatchObject({ keyId: 'nvk_user_member', keySource: 'environment variable NOTEVOX_API_KEY' });
+      expect(env.stderr).toMatch(/NOTEVOX_API_KEY overrides/);
+
+      const out = await runCli(['auth', 'logout'], { configDir: cfg.dir });
+      expect(out.exitCode).toBe(0);
+      expect(readFileSync(file, 'utf8')).not.toContain(DEMO_KEYS.admin.secret);
+      const after = await runCli(['notes', 'list'], { configDir: cfg.dir });
+      expect(after.exitCode).toBe(3);
+      expect(after.stderr).toMatch(/auth login|NOTEVOX_API_KEY/);
+    } finally {
+      cfg.cleanup();
+    }
+  });
+
+  it('explains an id-only key (exit 2) and saves nothing for a key the service refuses (exit 3)', async () => {
+    const cfg = tempConfigDir();
+    try {
+      const idOnly = await runCli(['auth', 'login', '--with-key', '--base-url', sb.baseUrl], { configDir: cfg.dir, input: DEMO_KEYS.admin.id });
+      expect(idOnly.exitCode).toBe(2);
+      expect(idOnly.stderr).toMatch(/only the key id/i);
+      const wrong = await runCli(['auth', 'login', '--with-key', '--base-url', sb.baseUrl], { configDir: cfg.dir, input: `${DEMO_KEYS.admin.id}.not-the-secret` });
+      expect(wrong.exitCode).toBe(3);
+      expect(wrong.stderr).not.toContain('not-the-secret');
+      expect(readdirSync(cfg.dir).filter((f) => f.endsWith('.json'))).toEqual([]);
+    } finally {
+      cfg.cleanup();
+    }
+  });
+
+  it('needs --with-key when it cannot prompt (exit 10 naming the flag)', async () => {
+    const r = await runCli(['auth', 'login', '--base-url', sb.baseUrl]);
+    expect(r.exitCode).toBe(10);
+    expect(r.stderr).toContain('--with-key');
+  });
+
+  it('prompts for the key with a masked input on a terminal', async () => {
+    const cfg = tempConfigDir();
+    try {
+      const r = await runInPty(['auth', 'login', '--base-url', sb.baseUrl, '--profile', 'tty'], [[/API key/, ADMIN + '\r']], { NOTEVOX_CONFIG_DIR: cfg.dir });
+      expect(r.exitCode, r.screen).toBe(0);
+      expect(r.screen).toContain('Logged in');
+      noSecrets(r.screen);
+      const profiles = await runCli(['profile', 'list', '--json'], { configDir: cfg.dir });
+      expect(JSON.parse(profiles.stdout)).toEqual([expect.objectContaining({ name: 'tty', current: true, hasKey: true })]);
+    } finally {
+      cfg.cleanup();
+    }
+  });
+
+  it('lists the assignable scopes without a key', async () => {
+    const r = await runCli(['scopes', '-o', 'json'], { baseUrl: sb.baseUrl });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).map((s: any) => s.scope)).toContain('voice_file_job:write');
+  });
+});
+
+describe('notes get/list/rename and output formats', () => {
+  const cli = (args: string[], key: string = ADMIN, env?: Record<string, string>) => runCli(args, { baseUrl: sb.baseUrl, key, env });
+
+  it('pipes TSV without a header and ISO times; csv has a header; json and ndjson are the API objects', async () => {
+    const tsv = await cli(['notes', 'list', '--limit', '3']);
+    expect(tsv.exitCode, tsv.stderr).toBe(0);
+    const lines = tsv.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0].split('\t')[0]).toMatch(/^[A-Za-z0-9]{13}$/);
+    expect(lines[0]).toMatch(/\t\d{4}-\d\d-\d\dT/);
+    expect(tsv.stderr).toMatch(/Showing 3 notes; more are available.*--cursor \S+/);
+    const csv = await cli(['notes', 'list', '--limit', '2', '-o', 'csv', '--fields', 'guid,title']);
+    expect(csv.stdout.split('\n')[0]).toBe('guid,title');
+    const json = JSON.parse((await cli(['notes', 'list', '--limit', '2', '--json'])).stdout);
+    expect(json).toHaveLength(2);
+    expect(json[0]).toHaveProperty('webUrl');
+    const nd = (await cli(['notes', 'list', '--all', '-o', 'ndjson'])).stdout.trim().split('\n');
+    const all = JSON.parse((await cli(['notes', 'list', '--limit', '1000', '--json'])).stdout);
+    expect(nd.map((l) => JSON.parse(l).guid)).toEqual(all.map((n: any) => n.guid));
+    const q = await cli(['notes', 'list', '--limit', '2', '--json', '--query', '[].guid']);
+    expect(JSON.parse(q.stdout)).toEqual(json.map((n: any) => n.guid));
+  });
+
+  it('continues from --cursor where a cut list stopped', async () => {
+    const first = await cli(['notes', 'list', '--limit', '2', '--json']);
+    const cursor = /--cursor (\S+)/.exec(first.stderr)![1];
+    const next = JSON.parse((await cli(['notes', 'list', '--limit', '2', '--json', '--cursor', cursor])).stdout);
+    const all = JSON.parse((await cli(['notes', 'list', '--limit', '4', '--json'])).stdout);
+    expect([...JSON.parse(first.stdout), ...next].map((n: any) => n.guid)).toEqual(all.map((n: any) => n.guid));
+  });
+
+  it('gets and renames a note; validates the title before any request', async () => {
+    const got = JSON.parse((await cli(['notes', 'get', DEMO_NOTES.sprintRetro, '--json'])).stdout);
+    expect(got.guid).toBe(DEMO_NOTES.sprintRetro);
+    const r = await cli(['notes', 'rename', DEMO_NOTES.sprintRetro, 'Retro (renamed)', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).title).toBe('Retro (renamed)');
+    const before = sb.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM request_log')!.n;
+    for (const bad of ['   ', 'x'.repeat(101)]) expect((await cli(['notes', 'rename', DEMO_NOTES.sprintRetro, bad])).exitCode).toBe(2);
+    expect((await cli(['notes', 'get', 'not-a-guid'])).exitCode).toBe(2);
+    expect(sb.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM request_log')!.n).toBe(before);
+  });
+
+  it('maps service errors to exit codes with a hint, and to JSON on stderr with -o json', async () => {
+    const unauth = await cli(['notes', 'list'], `${DEMO_KEYS.admin.id}.wrong`);
+    expect(unauth.exitCode).toBe(3);
+    const scope = await cli(['folders', 'list', '--workspace', 'Product Team'], DEMO_KEYS.noteReadOnly.token);
+    expect(scope.exitCode).toBe(4);
+    expect(scope.stderr).toContain('folder:read');
+    expect(scope.stderr).toMatch(/^hint: /m);
+    const missing = await cli(['notes', 'get', DEMO_NOTES.deletedBrainstorm]);
+    expect(missing.exitCode).toBe(5);
+    const json = await cli(['notes', 'get', DEMO_NOTES.deletedBrainstorm, '--json']);
+    expect(JSON.parse(json.stderr.trim().split('\n').pop()!)).toMatchObject({ error: { exitCode: 5, errorType: 'not_found', code: 404000 } });
+    const rejected = await cli(['api', 'PATCH', `notes/${DEMO_NOTES.sprintRetro}`, '-f', 'updateMask=color', '-F', 'title=x']);
+    expect(rejected.exitCode).toBe(6);
+    const usage = await cli(['notes', 'list', '--bogus']);
+    expect(usage.exitCode).toBe(2);
+    const insecure = await cli(['notes', 'list'], ADMIN, { NOTEVOX_BASE_URL: 'http://api.example.com' });
+    expect(insecure.exitCode).toBe(2);
+    expect(insecure.stderr).toMatch(/http/);
+    noSecrets(unauth.stderr, scope.stderr, missing.stderr, json.stderr);
+  });
+
+  it('never shows the key in a --debug trace', async () => {
+    const r = await cli(['notes', 'list', '--limit', '1', '--debug']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/> GET .*\/v1\/external\/notes/);
+    expect(r.stderr).toMatch(/< 200/);
+    noSecrets(r.stdout, r.stderr);
+  });
+});
+
+describe('api', () => {
+  it('calls any path and follows nextCursor with --paginate, streaming ndjson', async () => {
+    const me = await runCli(['api', 'auth/me'], { baseUrl: sb.baseUrl, key: ADMIN });
+    expect(JSON.parse(me.stdout).keyId).toBe('nvk_user_admin');
+    const pages = await runCli(['api', 'notes', '-f', 'size=2', '--paginate', '-o', 'ndjson'], { baseUrl: sb.baseUrl, key: ADMIN });
+    expect(pages.exitCode, pages.stderr).toBe(0);
+    const all = JSON.parse((await runCli(['notes', 'list', '--all', '--json'], { baseUrl: sb.baseUrl, key: ADMIN })).stdout);
+    expect(pages.stdout.trim().split('\n').map((l) => JSON.parse(l).guid)).toEqual(all.map((n: any) => n.guid));
+    const head = await runCli(['api', '-i', 'auth/me'], { baseUrl: sb.baseUrl, key: ADMIN });
+    expect(head.stderr).toMatch(/HTTP 200/);
+  });
+});
+
+describe('retries, rate limits and unavailability', () => {
+  it('retries injected 503s and 429s (reporting each wait) and succeeds', async () => {
+    const flaky = await startTestSandbox({ faults: '503=0.25,429=0.25:0', faultSeed: 3 });
+    try {
+      const r = await runCli(['notes', 'list', '--all', '-o', 'ndjson', '--max-retries', '10'], { baseUrl: flaky.baseUrl, key: ADMIN, env: { NOTEVOX_DEBUG: '' } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const pages = await runCli(['api', 'notes', '-f', 'size=1', '--paginate', '-o', 'ndjson', '--max-retries', '10'], { baseUrl: flaky.baseUrl, key: ADMIN });
+      expect(pages.exitCode, pages.stderr).toBe(0);
+      expect(pages.stdout.trim().split('\n')).toHaveLength(r.stdout.trim().split('\n').length);
+      expect(pages.stderr).toMatch(/retrying GET \/v1\/external\/notes in [\d.]+s \(attempt \d+\/11\): (503|429)/);
+    } finally {
+      await flaky.close();
+    }
+  });
+
+  it('exit 7 when still rate limited after the retries; exit 8 when the service stays down', async () => {
+    const limited = await startTestSandbox({ rateLimit: '1/60s' });
+    const down = await startTestSandbox({ faults: '503=1' });
+    try {
+      await runCli(['notes', 'list'], { baseUrl: limited.baseUrl, key: ADMIN });
+      const r = await runCli(['notes', 'list', '--max-retries', '0'], { baseUrl: limited.baseUrl, key: ADMIN });
+      expect(r.exitCode).toBe(7);
+      const d = await runCli(['notes', 'list', '--max-retries', '1'], { baseUrl: down.baseUrl, key: ADMIN });
+      expect(d.exitCode).toBe(8);
+    } finally {
+      await limited.close();
+      await down.close();
+    }
+    const refused = await runCli(['notes', 'list', '--max-retries', '0'], { baseUrl: 'http://127.0.0.1:1', key: ADMIN });
+    expect(refused.exitCode).toBe(8);
+  });
+});
+
+describe('startup and help', () => {
+  it('answers --version, help exit-codes and completion scripts', async () => {
+    const v = await runCli(['--version']);
+    expect(v.stdout).toMatch(/^notevox \d+\.\d+\.\d+/);
+    const codes = await runCli(['help', 'exit-codes']);
+    expect(codes.stdout).toMatch(/10\s+input was needed/);
+    const bash = await runCli(['completion', 'bash']);
+    expect(bash.stdout).toMatch(/complete .*-F _notevox notevox/);
+    const help = await runCli(['notes', 'list', '--help']);
+    expect(help.stdout).toContain('Examples:');
+  });
+});

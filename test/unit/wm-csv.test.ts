@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkCsv, entryHash, parseColumns, validRows, type CsvOptions } from '../../src/commands/wm/csv.js';
+import { UsageError } from '../../src/errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'notevox-wm-csv-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+/** Check a CSV text: rejects as `LINE: reason`, valid rows as [line, entry, subEntry]. */
+async function scan(content: string | Buffer, opts: CsvOptions = {}) {
+  const file = join(dir, `f${n++}.csv`);
+  writeFileSync(file, content);
+  const rejects: string[] = [];
+  const check = await checkCsv(file, opts, (r) => rejects.push(`${r.line}: ${r.reason}`));
+  const rows: Array<[number, string, string | null]> = [];
+  for await (const items of validRows(file, opts, check.duplicateHashes)) for (const r of items) rows.push([r.line, r.entry, r.subEntry]);
+  return { file, check, rejects, rows };
+}
+
+describe('wm CSV reading', () => {
+  it('reads a header, quotes, embedded commas and quotes, LF', async () => {
+    const { rows, rejects, check } = await scan('entry,subEntry\nAcme,ACME\n"Smith,Jones",SJ\n"say""hi""",\nplain,\n');
+    expect(rejects).toEqual([]);
+    expect(rows).toEqual([
+      [2, 'Acme', 'ACME'],
+      [3, 'Smith,Jones', 'SJ'],
+      [4, 'say"hi"', null],
+      [5, 'plain', null],
+    ]);
+    expect(check).toMatchObject({ rows: 4, valid: 4, rejected: 0, fatal: false });
+  });
+
+  it('counts physical lines across CRLF, a BOM, empty lines and quoted line breaks', async () => {
+    const text = '\uFEFFentry,subEntry\r\nA1,x\r\n\r\n"two\r\nlines",y\r\nB2,"sub\nwith\nbreaks"\r\n\r\n\r\nC3,z\r\nD4,\r\n';
+    const { rows, rejects } = await scan(text);
+    expect(rejects).toEqual(['4: entry contains whitespace', '6: subEntry contains whitespace']);
+    expect(rows).toEqual([
+      [2, 'A1', 'x'],
+      [11, 'C3', 'z'],
+      [12, 'D4', null],
+    ]);
+  });
+
+  it('reports every kind of bad row with its line', async () => {
+    const text = [
+      'Entry,Sub_Entry', // 1: header, any case
+      'ok1,a', // 2
+      ' spaced,b', // 3
+      'in side,c', // 4
+      'x'.repeat(64) + ',d', // 5
+      'y'.repeat(63) + ',e', // 6: 63 is fine
+      'three,fields,here', // 7
+      'lonely', // 8: one field under a two-column header
+      'ok1,dup', // 9: duplicate of line 2
+      ',f', // 10: empty entry
+      'subtoolong,' + 'z'.repeat(64), // 11
+      'bad"quote,g', // 12: malformed, reading goes on
+      'ok2,h', // 13
+      '',
+    ].join('\n');
+    const { rows, rejects } = await scan(text);
+    expect(rejects).toEqual([
+      '3: entry contains whitespace',
+      '4: entry contains whitespace',
+      '5: entry is 64 characters long (at most 63)',
+      '7: has 3 fields, expected 2',
+      '8: has 1 fields, expected 2',
+      '9: duplicate entry "ok1" (first on line 2)',
+      '10: entry is empty',
+      '11: subEntry is 64 characters long (at most 63)',
+      '12: malformed CSV: a quote inside an unquoted field',
+    ]);
+    expect(rows.map((r) => r[0])).toEqual([2, 6, 13]);
+  });
+
+  it('rejects bytes that are not UTF-8', async () => {
+    const text = Buffer.concat([Buffer.from('good,1\nbad'), Buffer.from([0xff, 0xfe]), Buffer.from(',2\nüber,3\n')]);
+    const { rows, rejects } = await scan(text);
+    expect(rejects).toEqual(['2: entry is not valid UTF-8']);
+    expect(rows).toEqual([
+      [1, 'good', '1'],
+      [3, 'über', '3'],
+    ]);
+  });
+
+  it('without a header: entry[,subEntry] by position, 1 or 2 fields', async () => {
+    const { rows, rejects } = await scan('Alpha\nBeta,B\nGamma,G,extra\n');
+    expect(rows).toEqual([
+      [1, 'Alpha', null],
+      [2, 'Beta', 'B'],
+    ]);
+    expect(rejects).toEqual(['3: has 3 fields, expected 1 or 2 (entry,subEntry)']);
+  });
+
+  it('--columns names the columns (and --header skips a header row)', async () => {
+    const noHeader = await scan('1,Alpha,A\n2,Beta,\n', { columns: '-,entry,subEntry' });
+    expect(noHeader.rows).toEqual([
+      [1, 'Alpha', 'A'],
+      [2, 'Beta', null],
+    ]);
+    const withHeader = await scan('term,id,alt\nAlpha,1,A\n', { columns: 'entry,-,subEntry', header: true });
+    expect(withHeader.rows).toEqual([[2, 'Alpha', 'A']]);
+    // a first row that looks like a header is data under --columns
+    const literal = await scan('entry\nBeta\n', { columns: 'entry' });
+    expect(literal.rows.map((r) => r[1])).toEqual(['entry', 'Beta']);
+    expect(() => parseColumns('subEntry')).toThrow(UsageError);
+    expect(() => parseColumns('entry,entry')).toThrow(/twice/);
+    expect(() => parseColumns('entry,notes')).toThrow(/unknown column "notes"/);
+  });
+
+  it('stops at a quote that never closes: the rest cannot be read reliably', async () => {
+    const { check, rejects, rows } = await scan('a,1\nb,2\n"open,3\nc,4\nd,5\n');
+    expect(rejects).toEqual(['3: malformed CSV: a quoted field is never closed; the rest of the file was not read']);
+    expect(check.fatal).toBe(true);
+    expect(rows.map((r) => r[1])).toEqual(['a', 'b']);
+    const after = await scan('a,1\n"x" y,2\nb,3\n');
+    expect(after.rejects).toEqual(['2: malformed CSV: text after a closing quote; the rest of the file was not read']);
+  });
+
+  it('keeps exact line numbers for quoted line breaks across read chunks', async () => {
+    const lines: string[] = ['entry,subEntry'];
+    let length = lines[0].length;
+    while (length < 64 * 1024 - 22) {
+      lines.push(`row${lines.length},s`);
+      length += 2 + lines[lines.length - 1].length;
+    }
+    const offset = length + 2;
+    lines.push('"spans\n\n\nthe\nboundary",x'); // starts in the first 64 KiB chunk, ends in the second
+    expect(offset).toBeLessThan(64 * 1024);
+    expect(offset + 25).toBeGreaterThan(64 * 1024);
+    const startOfSpan = lines.length;
+    for (let i = 0; i < 5000; i++) lines.push(`late${i},`);
+    lines.push('bad entry,');
+    const { rejects, rows, check } = await scan(lines.join('\r\n') + '\r\n');
+    const lastLine = startOfSpan + 4 + 5000 + 1;
+    expect(rejects).toEqual([`${startOfSpan}: entry contains whitespace`, `${lastLine}: entry contains whitespace`]);
+    expect(rows.at(-1)).toEqual([lastLine - 1, 'late4999', null]);
+    expect(check.rows).toBe(lines.length - 1);
+  });
+
+  it('hashes the content, and finds duplicates without keeping every entry', async () => {
+    const text = 'entry\n' + Array.from({ length: 3000 }, (_, i) => `term${i % 2500}`).join('\n') + '\n';
+    const { file, check, rejects } = await scan(text);
+    expect(check.sha256).toBe(createHash('sha256').update(text).digest('hex'));
+    expect(check).toMatchObject({ rows: 3000, valid: 2500, rejected: 500 });
+    expect(rejects[0]).toBe('2502: duplicate entry "term0" (first on line 2)');
+    expect(check.duplicateHashes.size).toBe(500);
+    expect(file).toMatch(/\.csv$/);
+    expect(entryHash('abc')).toBe(entryHash('abc'));
+    expect(entryHash('abc')).not.toBe(entryHash('abd'));
+    expect(Number.isSafeInteger(entryHash('x'.repeat(63)))).toBe(true);
+  });
+
+  it('accepts an empty file and a header alone', async () => {
+    expect((await scan('')).check).toMatchObject({ rows: 0, valid: 0 });
+    expect((await scan('entry,subEntry\r\n')).check).toMatchObject({ rows: 0, valid: 0 });
+  });
+});
