@@ -1,5 +1,6 @@
-import Conf from 'conf';
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import type Conf from 'conf';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError, EXIT, UsageError } from '../errors.js';
@@ -97,6 +98,12 @@ function enforceMode(path: string, mode: number, strict: boolean): void {
   }
 }
 
+const nodeRequire = createRequire(import.meta.url);
+const loadConf = (): typeof Conf => {
+  const mod = nodeRequire('conf') as { default?: typeof Conf } & typeof Conf;
+  return mod.default ?? mod;
+};
+
 export function openConfig(env: NodeJS.ProcessEnv = process.env): ConfigStore {
   const dir = configDir(env);
   const path = join(dir, 'config.json');
@@ -106,8 +113,10 @@ export function openConfig(env: NodeJS.ProcessEnv = process.env): ConfigStore {
     enforceMode(dir, CONFIG_DIR_MODE, strict);
     enforceMode(path, CONFIG_FILE_MODE, strict);
   };
+  // conf (and its schema validator) is loaded only to write; reads parse the JSON file directly,
+  // which keeps it off the start-up path of every command.
   const open = () =>
-    (conf ??= new Conf<StoredConfig>({
+    (conf ??= new (loadConf())<StoredConfig>({
       cwd: dir,
       configName: 'config',
       fileExtension: 'json',
@@ -122,7 +131,7 @@ export function openConfig(env: NodeJS.ProcessEnv = process.env): ConfigStore {
     if (!existsSync(path)) return normalize({});
     repair(false);
     try {
-      return normalize(open().store);
+      return normalize(JSON.parse(readFileSync(path, 'utf8')));
     } catch (e) {
       throw new CliError(`cannot read the config file ${path}: ${(e as Error).message}`, {
         exitCode: EXIT.USAGE,

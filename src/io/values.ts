@@ -60,7 +60,8 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ['minute', 60],
   ['second', 1],
 ];
-const relative = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+// Built on first use: constructing it costs tens of milliseconds, too much for every start-up.
+let relative: Intl.RelativeTimeFormat | undefined;
 
 /** "3 minutes ago", "in 2 days", "2 months ago"; "just now" within 45 s; the input unchanged if it is not a date. */
 export function formatRelativeTime(iso: string, now: Date): string {
@@ -72,6 +73,7 @@ export function formatRelativeTime(iso: string, now: Date): string {
   // Round up to the next unit a little early (45 min → "1 hour"), as people say it.
   const [unit, size] = UNITS.find(([, s]) => abs >= s * 0.75 && s > 1) ?? ['second', 1];
   const n = Math.max(1, Math.round(abs / size));
+  relative ??= new Intl.RelativeTimeFormat('en', { numeric: 'always' });
   return relative.format(seconds < 0 ? -n : n, unit);
 }
 

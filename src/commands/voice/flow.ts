@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../client/client.js';
 import { isCI } from '../../io/iostreams.js';
-import { formatBytes, formatDuration } from '../../io/progress.js';
+import { formatBytes, formatDuration, type Progress, type Spinner } from '../../io/progress.js';
 import type { Context } from '../types.js';
 import { completeUpload, createJob, deleteJob, once, uploadWithRetries, waitForJob, type UploadReporter, type VoiceJob } from './job.js';
 import type { AudioFile } from './preflight.js';
@@ -84,32 +84,24 @@ export function interactive(ctx: Context): boolean {
 }
 
 const seconds = (ms: number) => formatDuration(ms / 1000);
-export const audioLength = (job: VoiceJob) => (job.durationSeconds !== null ? `${job.durationSeconds.toFixed(1)} s of audio` : 'length unknown');
+const audioLength = (job: VoiceJob) => (job.durationSeconds !== null ? `${job.durationSeconds.toFixed(1)} s of audio` : 'length unknown');
 
-/** A status display for one job: spinner (or lines on a non-interactive stderr) and the upload progress bar. */
+/**
+ * The display of one job on stderr: the upload progress bar (bytes, rate, ETA, retries), then a spinner with the
+ * status and the time waited — or, on a non-interactive stderr, a line per step.
+ */
 export function singleJobView(ctx: Context, file?: AudioFile) {
   const live = interactive(ctx);
-  let spinner: ReturnType<Context['io']['spinner']> | undefined;
-  let ticker: NodeJS.Timeout | undefined;
-  let bar: ReturnType<Context['io']['progress']> | undefined;
+  let bar: Progress | undefined;
   let sent = 0;
   let uploadStarted = 0;
-  let lastStatus: string | undefined;
-  let statusText = '';
+  let spinner: Spinner | undefined;
+  let ticker: NodeJS.Timeout | undefined;
+  let current = { id: '', status: '' };
   let since = 0;
-  /** Show the wait for a job from here on (a spinner with the status and the time waited). */
-  const waiting = (id: string, status: string) => {
-    since = Date.now();
-    statusText = status;
-    if (!live) return;
-    spinner = ctx.io.spinner(`Job ${id}: ${status}`);
-    ticker = setInterval(() => spinner?.text(`Job ${id}: ${statusText} · ${seconds(Date.now() - since)}`), 1000);
-    ticker.unref();
-  };
-  const stopTicker = () => {
-    if (ticker) clearInterval(ticker);
-    ticker = undefined;
-  };
+  let printed: string | undefined;
+  const line = () => `Job ${current.id}: ${current.status} · ${seconds(Date.now() - since)}`;
+
   const events: JobEvents = {
     created(id) {
       ctx.io.success(`Created voice job ${id}`);
@@ -131,33 +123,40 @@ export function singleJobView(ctx: Context, file?: AudioFile) {
         if (file) bar?.done(`Uploaded ${file.name} (${formatBytes(file.size)}) in ${seconds(Date.now() - uploadStarted)}`);
       },
     },
-    uploaded(job) {
-      waiting(job.id, job.status);
-    },
-    status(job, elapsedMs) {
-      statusText = job.status;
-      if (live) spinner?.text(`Job ${job.id}: ${job.status} · ${seconds(elapsedMs)}`);
-      else if (job.status !== lastStatus && job.status !== 'COMPLETED' && job.status !== 'FAILED') ctx.io.info(`Job ${job.id}: ${job.status} (${seconds(elapsedMs)})`);
-      lastStatus = job.status;
+    uploaded: () => undefined, // the wait, when there is one, shows the status from here
+    status(job) {
+      current = { id: job.id, status: job.status };
+      if (live) spinner?.text(line());
+      else if (job.status !== printed && job.status !== 'COMPLETED' && job.status !== 'FAILED') ctx.io.info(line());
+      printed = job.status;
     },
     deleted(id) {
       bar?.done();
       ctx.io.info(`Deleted job ${id}: its upload did not complete.`);
     },
   };
+
   return {
     events,
-    /** Show the wait for a job submitted earlier (`voice wait`). */
-    watch: (id: string) => waiting(id, 'waiting'),
-    finish(job: VoiceJob | undefined, elapsedMs: number) {
-      stopTicker();
+    /** Start showing the wait for job `id`, last seen in `status`. */
+    watch(id: string, status: string) {
+      current = { id, status };
+      since = Date.now();
+      if (!live) return;
+      spinner = ctx.io.spinner(line());
+      ticker = setInterval(() => spinner?.text(line()), 1000);
+      ticker.unref();
+    },
+    /** Stop showing the wait: the outcome, or nothing when the wait failed. */
+    finish(job: VoiceJob | undefined) {
+      if (ticker) clearInterval(ticker);
       if (!job) return spinner?.stop();
-      const line = `Job ${job.id} ${job.status} after ${seconds(elapsedMs)} (${audioLength(job)})`;
+      const outcome = `Job ${job.id} ${job.status} after ${seconds(Date.now() - since)} (${audioLength(job)})`;
       if (job.status === 'COMPLETED') {
-        if (spinner) spinner.succeed(line);
-        else ctx.io.success(line);
-      } else if (spinner) spinner.fail(line);
-      else ctx.io.info(line);
+        if (spinner) spinner.succeed(outcome);
+        else ctx.io.success(outcome);
+      } else if (spinner) spinner.fail(outcome);
+      else ctx.io.info(outcome);
     },
   };
 }

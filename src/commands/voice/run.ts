@@ -47,14 +47,15 @@ function resumeFlags(flags: ResultFlags): string {
   return [flags.format ? ` --format ${flags.format}` : '', flags.out ? ` --out ${shellWord(flags.out)}` : '', flags.summary ? ' --summary' : ''].join('');
 }
 
-/** Wait for the job, then print and write its results (exit 9 when it FAILED). */
-async function finish(ctx: Context, client: ApiClient, id: string, flags: ResultFlags, mode: OutputMode, timeoutMs: number, view: ReturnType<typeof singleJobView>) {
-  const started = Date.now();
+/** Wait for the job (last seen in `status`), then print and write its results (exit 9 when it FAILED). */
+async function finish(ctx: Context, client: ApiClient, o: { id: string; status: string; flags: ResultFlags; mode: OutputMode; timeoutMs: number; view: ReturnType<typeof singleJobView> }) {
+  const { id, flags, mode, view } = o;
+  view.watch(id, o.status);
   let job: VoiceJob | undefined;
   try {
-    job = await waitWithResumeHint(ctx, client, id, { timeoutMs, resume: resumeCommand(id, resumeFlags(flags)), onStatus: view.events.status });
+    job = await waitWithResumeHint(ctx, client, id, { timeoutMs: o.timeoutMs, resume: resumeCommand(id, resumeFlags(flags)), onStatus: view.events.status });
   } finally {
-    view.finish(job, Date.now() - started);
+    view.finish(job);
   }
   if (job.status === 'FAILED') {
     if (mode === 'json') renderObject(ctx.io, job, { ...ctx.output, format: 'json' });
@@ -82,7 +83,7 @@ export async function upload(ctx: Context, file: string, flags: UploadFlags): Pr
   const workspaceGuid = await jobWorkspace(ctx, client, flags.workspace);
   const view = singleJobView(ctx, audio);
   const job = await submitFile(ctx, client, audio, { workspaceGuid, locale, translate }, view.events);
-  if (flags.wait) return finish(ctx, client, job.id, flags, mode, timeoutMs, view);
+  if (flags.wait) return finish(ctx, client, { id: job.id, status: job.status, flags, mode, timeoutMs, view });
   if (mode === 'json') renderObject(ctx.io, job, { ...ctx.output, format: 'json' });
   else ctx.io.out(job.id + '\n');
   ctx.io.info(`Job ${job.id} is ${job.status}. Wait for it with: ${resumeCommand(job.id, resumeFlags(flags))}`);
@@ -93,9 +94,7 @@ export async function wait(ctx: Context, id: string, flags: ResultFlags): Promis
   const mode = outputMode(ctx, flags.format);
   const timeoutMs = takeWaitTimeout(ctx, flags.timeout);
   const client = await ctx.client();
-  const view = singleJobView(ctx);
-  view.watch(jobId);
-  return finish(ctx, client, jobId, flags, mode, timeoutMs, view);
+  return finish(ctx, client, { id: jobId, status: 'waiting', flags, mode, timeoutMs, view: singleJobView(ctx) });
 }
 
 export async function status(ctx: Context, id: string): Promise<void> {

@@ -1,0 +1,235 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, DEMO_ORGANIZATION, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { startTestSandbox } from '../helpers/sandbox.js';
+
+const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, k.token])) as Record<keyof typeof DEMO_KEYS, string>;
+const { product, sales, support } = DEMO_WORKSPACES;
+
+let sb: Awaited<ReturnType<typeof startTestSandbox>>;
+let config: ReturnType<typeof tempConfigDir>;
+let dir: string;
+let cache: string;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  config = tempConfigDir();
+  dir = mkdtempSync(join(tmpdir(), 'notevox-wm-e2e-'));
+  cache = join(dir, 'cache');
+});
+afterAll(async () => {
+  await sb?.close();
+  config?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const wm = (args: string[], o: { key?: string; input?: string } = {}) =>
+  runCli(['wm', ...args], { baseUrl: sb.baseUrl, key: o.key ?? K.admin, configDir: config.dir, env: { NOTEVOX_CACHE_DIR: cache }, input: o.input });
+
+/** Word-memory writes the sandbox received (its request log), to prove that nothing was sent. */
+const writes = () =>
+  sb.db.get<{ n: number }>("SELECT count(*) AS n FROM request_log WHERE method IN ('POST', 'PATCH', 'DELETE') AND path LIKE '%/word-memories%'")!.n;
+const stored = (type: string, id: string | number) =>
+  sb.db.all<{ entry: string; sub_entry: string | null }>('SELECT entry, sub_entry FROM word_memories WHERE scope_type = ? AND scope_id = ? ORDER BY id', [type, String(id)]);
+const journals = () => {
+  try {
+    return readdirSync(join(cache, 'wm-journal'));
+  } catch {
+    return [];
+  }
+};
+
+const sorted = <T>(items: T[]) => items.map((i) => JSON.stringify(i)).sort();
+
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+/** `count` distinct rows, every third with a subEntry, with a header and CRLF line ends. */
+function bigCsv(name: string, count: number): { path: string; rows: Array<[string, string | null]> } {
+  const rows: Array<[string, string | null]> = Array.from({ length: count }, (_, i) => [`Term-${i.toString(36)}-${i}`, i % 3 === 0 ? `alt${i}` : null]);
+  const text = 'entry,subEntry\r\n' + rows.map(([e, s]) => `${e},${s ?? ''}`).join('\r\n') + '\r\n';
+  return { path: file(name, text), rows };
+}
+
+describe('wm: single word memories', () => {
+  it('adds, lists, gets, updates and removes', async () => {
+    const added = await wm(['add', 'E2E-Term', '--sub', 'e2e', '--json']);
+    expect(added.exitCode).toBe(0);
+    const item = JSON.parse(added.stdout);
+    expect(item).toMatchObject({ entry: 'E2E-Term', subEntry: 'e2e' });
+    const again = await wm(['add', 'E2E-Term']);
+    expect(again.exitCode).toBe(0);
+    expect(again.stderr).toMatch(/already in the user word memories/);
+
+    const list = await wm(['list', '--all', '-o', 'json']);
+    expect(JSON.parse(list.stdout).map((w: any) => w.entry)).toEqual(['Whitfield', 'HFL', 'Lighthouse', 'E2E-Term']);
+    expect(JSON.parse((await wm(['get', String(item.id), '--json'])).stdout)).toEqual(item);
+
+    expect(JSON.parse((await wm(['update', String(item.id), '--sub', 'E2E', '--json'])).stdout).subEntry).toBe('E2E');
+    expect(JSON.parse((await wm(['update', String(item.id), '--clear-sub', '--json'])).stdout).subEntry).toBeNull();
+    expect((await wm(['update', '999999', '--sub', 'x'])).exitCode).toBe(5);
+
+    const unconfirmed = await wm(['rm', String(item.id)]);
+    expect(unconfirmed.exitCode).toBe(10);
+    expect(unconfirmed.stderr).toMatch(/--yes/);
+    expect((await wm(['get', String(item.id)])).exitCode).toBe(0);
+    const removed = await wm(['rm', String(item.id), '--yes']);
+    expect(removed.exitCode).toBe(0);
+    expect(removed.stderr).toMatch(/Deleted 1 word memory/);
+    expect((await wm(['get', String(item.id)])).exitCode).toBe(5);
+    expect((await wm(['rm', String(item.id), '--yes'])).exitCode).toBe(5);
+  });
+
+  it('checks input before sending, and resolves the scope flags', async () => {
+    const before = writes();
+    const bad = await wm(['add', 'two words']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/contains whitespace/);
+    expect((await wm(['add', 'x'.repeat(64)])).exitCode).toBe(2);
+    expect((await wm(['rm', 'abc', '--yes'])).exitCode).toBe(2);
+    expect(writes()).toBe(before);
+
+    const unbound = await wm(['list', '--scope', 'workspace']);
+    expect(unbound.exitCode).toBe(2);
+    expect(unbound.stderr).toMatch(/--workspace/);
+    const bound = await wm(['list', '--scope', 'workspace', '-o', 'json'], { key: K.boundUser });
+    expect(JSON.parse(bound.stdout).map((w: any) => w.entry)).toEqual(['Notevox', 'Loomly', 'OfflineSync']);
+    const byName = await wm(['list', '--workspace', 'Customer Support', '-o', 'json']);
+    expect(JSON.parse(byName.stdout).map((w: any) => w.entry)).toEqual(['Zendesk', 'Android']);
+    expect((await wm(['list', '--scope', 'org', '-o', 'json'], { key: K.orgKey })).exitCode).toBe(0);
+    expect((await wm(['list', '--scope', 'org'], { key: K.wsAdmin })).exitCode).toBe(4);
+    expect((await wm(['list', '--scope', 'user', '--workspace', 'Sales'])).exitCode).toBe(2);
+  });
+});
+
+describe('wm import', () => {
+  it('refuses a file with invalid rows, listing each as FILE:LINE: reason, and sends nothing', async () => {
+    const text = ['entry,subEntry', 'Good1,a', 'bad one,b', '', '"multi', 'line",c', 'Good1,dup', 'x'.repeat(64) + ',d', 'Good2,"e,f"', 'tri,ple,fields', ''].join('\n');
+    const path = file('invalid.csv', text);
+    const before = writes();
+    const r = await wm(['import', path]);
+    expect(r.exitCode).toBe(2);
+    const listed = r.stderr.split('\n').filter((l) => l.startsWith(`${path}:`));
+    expect(listed).toEqual([
+      `${path}:3: entry contains whitespace`,
+      `${path}:5: entry contains whitespace`,
+      `${path}:7: duplicate entry "Good1" (first on line 2)`,
+      `${path}:8: entry is 64 characters long (at most 63)`,
+      `${path}:10: has 3 fields, expected 2`,
+    ]);
+    expect(r.stderr).toMatch(/5 of 7 rows are invalid .*nothing was sent/);
+    expect(r.stderr).toMatch(/--skip-invalid/);
+    expect(writes()).toBe(before);
+
+    const rejects = join(dir, 'rejects.csv');
+    const dry = await wm(['import', path, '--skip-invalid', '--rejects', rejects, '--dry-run', '-o', 'json', '--scope', 'workspace', '--workspace', product]);
+    expect(dry.exitCode).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ rows: 7, valid: 2, rejected: 5, batches: 1, rowsToSend: 2 });
+    expect(dry.stderr).toMatch(/Dry run: nothing was sent/);
+    expect(readFileSync(rejects, 'utf8').split('\n')[0]).toBe('entry,subEntry,line,reason');
+    expect(readFileSync(rejects, 'utf8')).toContain('bad one,b,3,entry contains whitespace');
+    expect(writes()).toBe(before);
+
+    const sent = await wm(['import', path, '--skip-invalid', '--json', '--workspace', product]);
+    expect(sent.exitCode).toBe(0);
+    expect(JSON.parse(sent.stdout)).toMatchObject({ created: 2, alreadyPresent: 0, rejected: 5, failed: 0 });
+    expect(stored('workspace', product).map((r) => r.entry)).toEqual(expect.arrayContaining(['Good1', 'Good2']));
+  });
+
+  it('refuses a file that is not readable CSV even with --skip-invalid', async () => {
+    const path = file('unclosed.csv', 'a,1\n"never closed,2\nb,3\n');
+    const before = writes();
+    const r = await wm(['import', path, '--skip-invalid']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${path}:2: malformed CSV: a quoted field is never closed`);
+    expect(writes()).toBe(before);
+  });
+
+  it('imports 25,000 rows into each scope, exactly once', async () => {
+    const { path, rows } = bigCsv('25k.csv', 25_000);
+    const targets: Array<{ args: string[]; key: string; type: string; id: string | number; seeded: number }> = [
+      { args: [], key: K.wsAdmin, type: 'user', id: DEMO_USERS.marco, seeded: 0 },
+      { args: ['--workspace', 'Customer Support'], key: K.admin, type: 'workspace', id: support, seeded: 2 },
+      { args: ['--scope', 'workspace'], key: K.boundUser, type: 'workspace', id: product, seeded: stored('workspace', product).length },
+      { args: ['--scope', 'org'], key: K.orgKey, type: 'organization', id: DEMO_ORGANIZATION, seeded: 3 },
+    ];
+    for (const t of targets) {
+      const r = await wm(['import', path, '--json', ...t.args], { key: t.key });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const summary = JSON.parse(r.stdout);
+      expect(summary).toMatchObject({ rows: 25_000, valid: 25_000, created: 25_000, alreadyPresent: 0, rejected: 0, failed: 0, batches: 25, rateLimited: 0 });
+      const inScope = stored(t.type, t.id);
+      expect(inScope).toHaveLength(t.seeded + 25_000);
+      // batches go concurrently, so ids follow their arrival: compare as sets
+      expect(sorted(inScope.slice(t.seeded).map((r) => [r.entry, r.sub_entry]))).toEqual(sorted(rows));
+    }
+    expect(journals()).toEqual([]); // removed after each complete run
+    const again = await wm(['import', path, '--json', '--scope', 'org'], { key: K.orgKey });
+    expect(JSON.parse(again.stdout)).toMatchObject({ created: 0, alreadyPresent: 25_000 });
+    expect(stored('organization', DEMO_ORGANIZATION)).toHaveLength(25_003);
+  });
+
+  it('export then import into an empty scope reproduces it (stdin import)', async () => {
+    expect(stored('workspace', sales)).toHaveLength(0);
+    const exported = await wm(['export', '--workspace', support]);
+    expect(exported.exitCode).toBe(0);
+    expect(exported.stdout.split('\n')[0]).toBe('entry,subEntry');
+    expect(exported.stdout.split('\n')).toHaveLength(25_002 + 2);
+    const imported = await wm(['import', '-', '--workspace', 'Sales', '--json'], { input: exported.stdout });
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ file: 'stdin', created: 25_002 });
+    const back = await wm(['export', '--workspace', sales]);
+    expect(sorted(back.stdout.split('\n'))).toEqual(sorted(exported.stdout.split('\n')));
+    const out = join(dir, 'sales.ndjson');
+    const nd = await wm(['export', '--workspace', sales, '-o', 'ndjson', '--out', out]);
+    expect(nd.stdout).toBe('');
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(25_002);
+    expect(lines[0]).toMatchObject({ entry: 'Zendesk', subEntry: null, id: expect.any(Number) });
+  });
+});
+
+describe('wm sync', () => {
+  it('plans, dry-runs without sending, needs --yes when not interactive, applies, and then has nothing to do', async () => {
+    const path = file('sync.csv', 'entry,subEntry\nWhitfield,\nHFL,HFL-Corp\nBrandNew,BN\n');
+    const before = writes();
+    const plan = await wm(['sync', path, '--dry-run', '--json']);
+    expect(plan.exitCode).toBe(0);
+    const p = JSON.parse(plan.stdout);
+    expect(p).toMatchObject({ create: 1, update: 1, delete: 0, unchanged: 1 });
+    expect(p.changes.map((c: any) => [c.action, c.entry, c.subEntry, c.was])).toEqual([
+      ['create', 'BrandNew', 'BN', null],
+      ['update', 'HFL', 'HFL-Corp', 'Harbor-Freight'],
+    ]);
+    const pruned = JSON.parse((await wm(['sync', path, '--dry-run', '--prune', '--json'])).stdout);
+    expect(pruned.changes.filter((c: any) => c.action === 'delete').map((c: any) => c.entry)).toEqual(['Lighthouse']);
+    const table = await wm(['sync', path, '--dry-run', '--prune']);
+    expect(table.stdout).toMatch(/delete\t\d+\tLighthouse/);
+    expect(table.stderr).toMatch(/1 to create, 1 to update, 1 to delete, 1 unchanged/);
+    expect(writes()).toBe(before);
+
+    const noYes = await wm(['sync', path, '--prune']);
+    expect(noYes.exitCode).toBe(10);
+    expect(noYes.stderr).toMatch(/--yes/);
+    expect(writes()).toBe(before);
+
+    const applied = await wm(['sync', path, '--prune', '--yes']);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    expect(stored('user', DEMO_USERS.dana).map((r) => [r.entry, r.sub_entry])).toEqual([
+      ['Whitfield', null],
+      ['HFL', 'HFL-Corp'],
+      ['BrandNew', 'BN'],
+    ]);
+    const after = writes();
+    const again = await wm(['sync', path, '--prune', '--yes']);
+    expect(again.exitCode).toBe(0);
+    expect(again.stderr).toMatch(/Nothing to change/);
+    expect(writes()).toBe(after);
+  });
+});
