@@ -60,7 +60,7 @@ try {
   }
   run('JSON piped through a JMESPath query', ['notes', 'list', '--limit', '3', '--json', '--query', '[].{guid: guid, title: title}']);
   const sample = join(root, 'samples', 'hello.wav');
-  if (existsSync(sample)) run('transcribe a recording', ['voice', 'upload', sample, '--locale', 'en_US']);
+  if (existsSync(sample)) run('transcribe a recording', ['voice', 'upload', sample, '--locale', 'en_US', '--workspace', 'Product Team']);
 } catch (e) {
   failed = true;
   console.error(`demo failed: ${e.message}`);

@@ -110,6 +110,18 @@ describe('voice upload', () => {
     expect((await cli(['voice', 'status', id])).exitCode).toBe(5);
   });
 
+  it('voice wait refuses a job whose upload never completed', async () => {
+    const res = await fetch(`${sb.baseUrl}/v1/external/voice-file/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${DEMO_KEYS.workspaceKey.token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const { id } = (await res.json()) as { id: string };
+    const r = await cli(['voice', 'wait', id]);
+    expect(r.exitCode).toBe(6);
+    expect(r.stderr).toContain(`job ${id} is CREATED: its upload was never completed`);
+  });
+
   it('exits 9 with the errorMessage when the job FAILED', async () => {
     const r = await cli(['voice', 'upload', file('garbage.wav', garbageWav())]);
     expect(r.exitCode).toBe(9);

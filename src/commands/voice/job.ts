@@ -165,6 +165,8 @@ export async function waitForJob(ctx: Context, client: ApiClient, id: string, o:
       last = job.status;
       o.onStatus(job, Date.now() - started);
       if (isFinal(job.status)) return job;
+      if (job.status === 'CREATED')
+        throw new CliError(`job ${id} is CREATED: its upload was never completed, so it will not start`, { exitCode: EXIT.REJECTED, hint: 'Upload the file again with `notevox voice upload`.' });
     } catch (e) {
       if (ctx.signal.aborted || !isTransient(e) || ++errors >= POLL.maxConsecutiveErrors) throw e;
     }
