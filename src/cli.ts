@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerCommands } from './commands/index.js';
 import { examples, setContextFactory, takeExitCode } from './commands/shared.js';
+import { openConfig } from './config/store.js';
 import { createContext } from './context.js';
 import { EXIT, EXIT_CODE_DOCS } from './errors.js';
 import { applyColorToEnvironment, createIOStreams, type IOStreams } from './io/iostreams.js';
@@ -63,6 +64,15 @@ export function exitCodesText(): string {
   return 'Exit codes:\n' + EXIT_CODE_DOCS.map(([code, text]) => `  ${String(code).padStart(3)}  ${text}`).join('\n') + '\n';
 }
 
+/** The user's settings (output, color, …); a broken config file is reported by the commands that need it. */
+function readSettingsQuietly(env: NodeJS.ProcessEnv): Record<string, string> {
+  try {
+    return openConfig(env).listSettings();
+  } catch {
+    return {};
+  }
+}
+
 function flagValue(argv: string[], names: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -75,9 +85,9 @@ function flagValue(argv: string[], names: string[]): string | undefined {
   return undefined;
 }
 
-function wantsJsonErrors(argv: string[]): boolean {
+function wantsJsonErrors(argv: string[], settings: Record<string, string>): boolean {
   if (argv.includes('--json')) return true;
-  const o = flagValue(argv, ['-o', '--output']);
+  const o = flagValue(argv, ['-o', '--output']) ?? settings.output;
   return o === 'json' || o === 'ndjson';
 }
 
@@ -96,9 +106,11 @@ async function reportError(io: IOStreams, err: unknown, json: boolean, debug: bo
 
 /** Run the CLI; returns the exit code (never calls process.exit itself). */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const io = createIOStreams({ noColor: argv.includes('--no-color'), noInput: argv.includes('--no-input'), env });
+  const settings = readSettingsQuietly(env);
+  const colorSetting = settings.color === 'always' || settings.color === 'never' ? settings.color : undefined;
+  const io = createIOStreams({ noColor: argv.includes('--no-color'), noInput: argv.includes('--no-input'), env, colorSetting });
   applyColorToEnvironment(io.color);
-  const jsonErrors = wantsJsonErrors(argv);
+  const jsonErrors = wantsJsonErrors(argv, settings);
   const debug = argv.includes('--debug');
 
   const controller = new AbortController();
@@ -127,6 +139,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       io,
       env,
       globals,
+      settings,
       signal: controller.signal,
       onInterrupt: (fn) => {
         cleanups.add(fn);

@@ -12,6 +12,8 @@ export interface ContextDeps {
   io: IOStreams;
   env: NodeJS.ProcessEnv;
   globals: GlobalOptions;
+  /** Stored settings (`notevox config`): `output` is the default format when no -o/--json is given. */
+  settings?: Record<string, string>;
   signal: AbortSignal;
   onInterrupt: Context['onInterrupt'];
   takeOverInterrupt: Context['takeOverInterrupt'];
@@ -51,7 +53,8 @@ export function createContext(deps: ContextDeps): Context {
     return creds;
   };
 
-  const format = globals.json ? 'json' : globals.output ? parseOutputFormat(globals.output) : undefined;
+  const chosen = globals.output ?? deps.settings?.output;
+  const format = globals.json ? 'json' : chosen ? parseOutputFormat(chosen) : undefined;
   const output: OutputOptions = {
     format,
     fields: globals.fields ? globals.fields.split(',').map((f) => f.trim()).filter(Boolean) : undefined,
