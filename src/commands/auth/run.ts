@@ -33,6 +33,17 @@ async function whoAmI(ctx: Context, baseUrl: string, apiKey: string): Promise<Au
   }
 }
 
+/** What auth/me says about a key, as `auth login` and `auth status` print it (never the secret). */
+const keyFacts = (me: AuthMe) => ({
+  keyId: me.keyId,
+  keyType: me.keyType,
+  user: me.user,
+  workspaceGuid: me.workspaceGuid,
+  organizationId: me.organizationId,
+  scopes: me.scopes,
+  expiresAt: me.expiresAt,
+});
+
 const describeScopes = (scopes: string[]) => (scopes.length ? scopes.join(', ') : 'all (no scopes set)');
 
 export async function login(ctx: Context, flags: { withKey?: boolean }): Promise<void> {
@@ -57,13 +68,7 @@ export async function login(ctx: Context, flags: { withKey?: boolean }): Promise
   const summary = {
     profile,
     baseUrl,
-    keyId: me.keyId,
-    keyType: me.keyType,
-    user: me.user,
-    workspaceGuid: me.workspaceGuid,
-    organizationId: me.organizationId,
-    scopes: me.scopes,
-    expiresAt: me.expiresAt,
+    ...keyFacts(me),
   };
   if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') {
     await printObject(ctx, summary);
@@ -95,14 +100,8 @@ export async function status(ctx: Context): Promise<void> {
     baseUrl: creds.baseUrl,
     baseUrlSource: creds.baseUrlSource,
     keySource: source,
-    keyId: me.keyId,
     key: maskKey(creds.apiKey),
-    keyType: me.keyType,
-    user: me.user,
-    workspaceGuid: me.workspaceGuid,
-    organizationId: me.organizationId,
-    scopes: me.scopes,
-    expiresAt: me.expiresAt,
+    ...keyFacts(me),
   };
   const columns: Column[] = [
     { key: 'baseUrl', header: 'Base URL' },

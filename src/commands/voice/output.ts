@@ -1,6 +1,8 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { z } from 'zod';
 import { endpoint } from '../../contract/endpoints.js';
+import type { transcript as transcriptSchema } from '../../contract/schemas.js';
 import type { ApiClient } from '../../client/client.js';
 import { renderObject } from '../../io/render.js';
 import type { Context } from '../types.js';
@@ -9,13 +11,8 @@ import type { OutputMode } from './options.js';
 
 /** A finished job's results: fetched, printed as text/json/srt, and written to --out DIR. */
 
-export interface Paragraph {
-  index: number;
-  startTimeMillis: number;
-  endTimeMillis: number;
-  speakerLabel: string | null;
-  text: string;
-}
+/** Shapes from the contract (decisions.md §4.5). */
+export type Paragraph = z.infer<typeof transcriptSchema>['paragraphs'][number];
 
 export interface Transcript {
   jobId: string;

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { transcript } from '../../contract/schemas.js';
 import type { Segment } from './segments.js';
 import { spreadOverSegments } from './segments.js';
 import type { RawParagraph } from './transcriber.js';
@@ -7,13 +9,8 @@ import type { RawParagraph } from './transcriber.js';
  * Everything the sandbox makes up itself says so in its text.
  */
 
-export interface TranscriptParagraph {
-  index: number;
-  startTimeMillis: number;
-  endTimeMillis: number;
-  speakerLabel: string | null;
-  text: string;
-}
+/** A transcript paragraph as the contract defines it (decisions.md §4.5). */
+export type TranscriptParagraph = z.infer<typeof transcript>['paragraphs'][number];
 
 export interface Transcript {
   locale: string;
