@@ -58,9 +58,10 @@ export function formatTable(spec: TableSpec): string {
 
   const Table: TableCtor = load('cli-table3');
   const table = new Table({
-    ...(spec.headers ? { head: fit(spec.headers) } : {}),
+    // Headers are painted here, not through cli-table3's style (its colour library decides from process.stdout).
+    ...(spec.headers ? { head: fit(spec.headers).map((h) => paint(spec.color, 'bold', h)) } : {}),
     chars: NO_BORDERS,
-    style: { 'padding-left': 0, 'padding-right': GAP, head: spec.color ? ['bold'] : [], border: [], compact: true },
+    style: { 'padding-left': 0, 'padding-right': GAP, head: [], border: [], compact: true },
     colAligns: Array.from({ length: n }, (_, i) => (spec.rightAlign?.[i] ? 'right' : 'left')),
     wordWrap: false,
   });
