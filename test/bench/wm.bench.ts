@@ -1,9 +1,11 @@
 // Word-memory import: a generated 1,000,000-row CSV through `notevox wm import` into a sandbox without rate limit,
 // beside a baseline measured in the same run (a plain sequential loop posting the same 1000-row batches with
-// fetch; target: the CLI at least 3× its rows/s, i.e. at most 1/3 of its time), the CLI's peak RSS during it
-// (target under 150 MB), and then an import of about a minute's worth of rows against the default limit of
-// 600 requests/min: 429 responses seen (target 0) and the rows/min reached beside the ceiling of 600,000
-// (target at least 90%, i.e. at most 1.11× the time the ceiling allows). Each case runs once: it takes minutes.
+// fetch; target: the CLI at least 3× its rows/s, i.e. at most 1/3 of its time), and the CLI's peak RSS during it
+// (target under 150 MB). On loopback both are bound by the sandbox (one thread), so the same comparison is also
+// made with 50 ms of simulated network latency per request, where sending batches concurrently pays. Then an
+// import of about a minute's worth of rows against the default limit of 600 requests/min: 429 responses seen
+// (target 0) and the rows/min reached beside the ceiling of 600,000 (target at least 90%, i.e. at most 1.11× the
+// time the ceiling allows). Each case runs once: together they take a few minutes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +18,9 @@ import { BIN, row, type BenchContext, type BenchRow } from './lib.js';
 export const title = 'wm import of 1,000,000 rows (rows/s, peak RSS) and at the 600/min rate limit';
 
 const ROWS = 1_000_000;
+/** Rows and per-request latency of the simulated-network comparison. */
+const LATENCY_ROWS = 200_000;
+const LATENCY_MS = 50;
 const BATCH = LIMITS.wordMemoryBulkMax;
 const RSS_LIMIT_MB = 150;
 const SPEEDUP_TARGET = 3;
@@ -41,9 +46,9 @@ async function writeCsv(file: string, rows: number): Promise<void> {
   await new Promise<void>((resolve, reject) => out.end(chunk, () => resolve()).once('error', reject));
 }
 
-/** `notevox sandbox start --port 0 --json` with the given rate limit; resolves with its base URL. */
-async function startSandbox(env: NodeJS.ProcessEnv, rateLimit: string): Promise<{ baseUrl: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', '--rate-limit', rateLimit], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+/** `notevox sandbox start --port 0 --json` with the given rate limit (and more flags); resolves with its base URL. */
+async function startSandbox(env: NodeJS.ProcessEnv, rateLimit: string, more: string[] = []): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', '--rate-limit', rateLimit, ...more], { env, stdio: ['ignore', 'pipe', 'ignore'] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}`)));
@@ -91,11 +96,11 @@ interface ImportRun {
   summary: { created: number; alreadyPresent: number; rateLimited: number; seconds: number };
 }
 
-/** `notevox wm import FILE --json`: wall time, peak RSS (VmHWM, Linux) and the printed summary. */
-function cliImport(file: string, env: NodeJS.ProcessEnv): Promise<ImportRun> {
+/** `notevox wm import FILE --json [args]`: wall time, peak RSS (VmHWM, Linux) and the printed summary. */
+function cliImport(file: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<ImportRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [BIN, 'wm', 'import', file, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'wm', 'import', file, '--json', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let peak: number | undefined;
@@ -131,26 +136,43 @@ async function nextWindow(): Promise<void> {
 
 const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000));
 
+/** Baseline then the CLI (default flags, then each of `variants`), each into a fresh sandbox so that all start from the same table size. */
+async function compare(ctx: BenchContext, file: string, rows: number, label: string, sandboxFlags: string[] = [], variants: string[][] = []) {
+  const fresh = () => startSandbox(ctx.cliEnv(), '0', sandboxFlags);
+  let sb = await fresh();
+  const baselineMs = await fetchLoop(sb.baseUrl, file).finally(() => sb.stop());
+  const target = Math.round(100 / SPEEDUP_TARGET) / 100;
+  const out: BenchRow[] = [row(`${label}: fetch loop, sequential (baseline): ${perSecond(rows, baselineMs)} rows/s`, [baselineMs], { baselineMs })];
+  let first: ImportRun | undefined;
+  for (const args of [[], ...variants]) {
+    sb = await fresh();
+    const cli = await cliImport(file, ctx.cliEnv({ NOTEVOX_API_KEY: KEY, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_CACHE_DIR: ctx.tempDir() }), args).finally(() => sb.stop());
+    if (cli.summary.created !== rows) throw new Error(`the CLI created ${cli.summary.created} of ${rows} rows`);
+    first ??= cli;
+    const how = args.length ? args.join(' ') : 'defaults';
+    out.push(row(`${label}: notevox wm import (${how}): ${perSecond(rows, cli.ms)} rows/s (target ≥ ${SPEEDUP_TARGET}× baseline)`, [cli.ms], { baselineMs, target }));
+    if (!args.length) out.push(row(`${label}: of which sending (after the check pass): ${perSecond(rows, cli.summary.seconds * 1000)} rows/s`, [cli.summary.seconds * 1000], { baselineMs }));
+  }
+  return { cli: first!, rows: out };
+}
+
 export async function run(ctx: BenchContext): Promise<BenchRow[]> {
   const dir = ctx.tempDir();
   const big = join(dir, 'wm-1m.csv');
+  const small = join(dir, 'wm-latency.csv');
   const limited = join(dir, 'wm-limited.csv');
   await writeCsv(big, ROWS);
+  await writeCsv(small, LATENCY_ROWS);
   await writeCsv(limited, LIMITED_ROWS);
-  const rows: BenchRow[] = [];
 
-  // Each import goes into a fresh sandbox, so that both start from the same table size.
-  let sb = await startSandbox(ctx.cliEnv(), '0');
-  const baselineMs = await fetchLoop(sb.baseUrl, big).finally(() => sb.stop());
-  sb = await startSandbox(ctx.cliEnv(), '0');
-  const cli = await cliImport(big, ctx.cliEnv({ NOTEVOX_API_KEY: KEY, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_CACHE_DIR: dir })).finally(() => sb.stop());
-  if (cli.summary.created !== ROWS) throw new Error(`the CLI created ${cli.summary.created} of ${ROWS} rows`);
-  rows.push(row(`fetch loop, sequential (baseline): ${perSecond(ROWS, baselineMs)} rows/s`, [baselineMs], { baselineMs }));
-  rows.push(row(`notevox wm import 1M rows: ${perSecond(ROWS, cli.ms)} rows/s (target ≥ ${SPEEDUP_TARGET}× baseline)`, [cli.ms], { baselineMs, target: Math.round(100 / SPEEDUP_TARGET) / 100 }));
-  if (cli.peakRssMb !== undefined) rows.push(row(`notevox peak RSS during it (MB, limit ${RSS_LIMIT_MB})`, [cli.peakRssMb], { baselineMs: RSS_LIMIT_MB, target: 1 }));
+  const loopback = await compare(ctx, big, ROWS, '1M rows, loopback');
+  const rows = loopback.rows;
+  if (loopback.cli.peakRssMb !== undefined) rows.push(row(`1M rows: notevox peak RSS (MB, limit ${RSS_LIMIT_MB})`, [loopback.cli.peakRssMb], { baselineMs: RSS_LIMIT_MB, target: 1 }));
+  const latency = ['--faults', `latency=1:${LATENCY_MS}-${LATENCY_MS}@/word-memories`];
+  rows.push(...(await compare(ctx, small, LATENCY_ROWS, `${LATENCY_ROWS / 1000}k rows, +${LATENCY_MS} ms latency`, latency, [['--concurrency', '8']])).rows);
 
   // With the default limit: starting at a window boundary, a minute and a bit of rows.
-  sb = await startSandbox(ctx.cliEnv(), `${RATE.requests}/${RATE.windowSeconds}s`);
+  const sb = await startSandbox(ctx.cliEnv(), `${RATE.requests}/${RATE.windowSeconds}s`);
   try {
     await nextWindow();
     const paced = await cliImport(limited, ctx.cliEnv({ NOTEVOX_API_KEY: KEY, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_CACHE_DIR: dir }));

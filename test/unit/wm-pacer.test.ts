@@ -50,7 +50,7 @@ describe('wm pacing', () => {
       pacer.release();
     }
     expect(now()).toBe(t0);
-    expect(pacer.defaultConcurrency()).toBe(4);
+    expect(pacer.defaultConcurrency()).toBe(2);
     expect(pacer.requestsPerWindow).toBeUndefined();
   });
 

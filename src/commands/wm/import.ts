@@ -2,13 +2,13 @@ import { LIMITS } from '../../contract/limits.js';
 import type { Column } from '../../io/render.js';
 import { printObject } from '../list.js';
 import type { Context } from '../types.js';
-import { validRows, type CsvOptions } from './csv.js';
+import { validRows, type CsvCheck, type CsvOptions } from './csv.js';
 import { assertUnchanged, openSource, validateSource, type CsvFlags } from './input.js';
 import { Journal, type JournalKey } from './journal.js';
 import { Pacer } from './pacer.js';
 import { intFlag } from './rules.js';
 import { batchFailure, runBatches } from './send.js';
-import { endpointFor, resolveTarget, type ScopeFlags } from './target.js';
+import { endpointFor, resolveTarget, type ScopeFlags, type Target } from './target.js';
 
 /** `wm import FILE.csv`: validate, then create in batches, paced, resumable (docs/word-memories.md). */
 
@@ -21,27 +21,39 @@ export interface ImportFlags extends ScopeFlags, CsvFlags {
 
 export const MAX_CONCURRENCY = 16;
 
+/**
+ * A batch waiting to be sent: entry and subEntry strings side by side (subEntry '' for none); the request's objects
+ * are built when it is sent.
+ */
 interface Batch {
   index: number;
-  entries: Array<{ entry: string; subEntry?: string }>;
+  rows: number;
+  texts: string[];
+}
+
+function requestBody(b: Batch) {
+  const entries = new Array<{ entry: string; subEntry?: string }>(b.rows);
+  for (let i = 0; i < b.rows; i++) {
+    const entry = b.texts[2 * i];
+    const subEntry = b.texts[2 * i + 1];
+    entries[i] = subEntry ? { entry, subEntry } : { entry };
+  }
+  return { entries };
 }
 
 /** The valid rows in batches of `size`, numbered from 0; batches for which `skip` says so are counted but not built. */
 async function* batchesOf(path: string, opts: CsvOptions, duplicates: ReadonlySet<number>, size: number, skip: (index: number) => boolean): AsyncGenerator<Batch> {
-  let batch: Batch = { index: 0, entries: [] };
-  let count = 0;
-  for await (const rows of validRows(path, opts, duplicates)) {
-    for (const r of rows) {
-      count++;
-      if (!skip(batch.index)) batch.entries.push(r.subEntry === null ? { entry: r.entry } : { entry: r.entry, subEntry: r.subEntry });
-      if (count === size) {
-        if (batch.entries.length) yield batch;
-        batch = { index: batch.index + 1, entries: [] };
-        count = 0;
+  let batch: Batch = { index: 0, rows: 0, texts: [] };
+  for await (const items of validRows(path, opts, duplicates)) {
+    for (const r of items) {
+      if (!skip(batch.index)) batch.texts.push(r.entry, r.subEntry ?? '');
+      if (++batch.rows === size) {
+        if (batch.texts.length) yield batch;
+        batch = { index: batch.index + 1, rows: 0, texts: [] };
       }
     }
   }
-  if (batch.entries.length) yield batch;
+  if (batch.texts.length) yield batch;
 }
 
 const rowsInBatch = (index: number, valid: number, size: number) => Math.max(0, Math.min(size, valid - index * size));
@@ -73,6 +85,52 @@ const SUMMARY_COLUMNS: Column[] = [
   { key: 'seconds', header: 'Seconds', kind: 'number' },
   { key: 'rowsPerSecond', header: 'Rows/s', kind: 'number' },
 ];
+
+/** Send the batches not done yet, recording each confirmed one in the journal; progress on stderr. */
+interface SendJob {
+  target: Target;
+  path: string;
+  opts: CsvOptions;
+  check: CsvCheck;
+  journal: Journal;
+  batchSize: number;
+  rowsToSend: number;
+  /** Batches confirmed by an earlier run. */
+  done: ReadonlySet<number>;
+  concurrency?: number;
+}
+
+async function sendAll(ctx: Context, { target, path, opts, check, journal, batchSize, rowsToSend, done, concurrency }: SendJob) {
+  const client = await ctx.client();
+  const ep = endpointFor(target, 'create');
+  const progress = ctx.io.progress({ total: rowsToSend, unit: 'rows', label: `Importing into ${target.label}` });
+  const unregister = ctx.onInterrupt(() => journal.close());
+  const started = Date.now();
+  let created = 0;
+  let present = 0;
+  try {
+    const result = await runBatches(batchesOf(path, opts, check.duplicateHashes, batchSize, (i) => done.has(i)), {
+      pacer: new Pacer(),
+      concurrency,
+      signal: ctx.signal,
+      send: (b) => client.call(ep, { params: target.params, body: requestBody(b), signal: ctx.signal }),
+      done: (b, res) => {
+        const content = (res.data as { content?: unknown } | null)?.content;
+        const made = Array.isArray(content) ? content.length : 0;
+        journal.record({ batch: b.index, created: made, present: b.rows - made });
+        created += made;
+        present += b.rows - made;
+        progress.tick(b.rows);
+        for (let i = 1; i < res.attempts; i++) progress.addRetry();
+      },
+    });
+    return { ...result, created, present, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    progress.done();
+    journal.close();
+    unregister();
+  }
+}
 
 export async function importCsv(ctx: Context, file: string, flags: ImportFlags): Promise<number> {
   const batchSize = intFlag('--batch-size', flags.batchSize, 1, LIMITS.wordMemoryBulkMax) ?? LIMITS.wordMemoryBulkMax;
@@ -116,34 +174,9 @@ export async function importCsv(ctx: Context, file: string, flags: ImportFlags):
     if (earlier.length) ctx.io.info(`Resuming: ${earlier.length} of ${batches} batches (${doneEarlier} rows) were confirmed by an earlier run and are skipped.`);
     await assertUnchanged(src, check);
 
-    const done = new Set(earlier);
-    const ep = endpointFor(target, 'create');
-    const progress = ctx.io.progress({ total: plan.rowsToSend, unit: 'rows', label: `Importing into ${target.label}` });
-    const unregister = ctx.onInterrupt(() => journal.close());
-    const started = Date.now();
-    let created = 0;
-    let present = 0;
-    const result = await runBatches(batchesOf(src.path, flags, check.duplicateHashes, batchSize, (i) => done.has(i)), {
-      pacer: new Pacer(),
-      concurrency,
-      signal: ctx.signal,
-      send: (b) => client.call(ep, { params: target.params, body: { entries: b.entries }, signal: ctx.signal }),
-      done: (b, res) => {
-        const content = (res.data as { content?: unknown } | null)?.content;
-        const made = Array.isArray(content) ? content.length : 0;
-        journal.record({ batch: b.index, created: made, present: b.entries.length - made });
-        created += made;
-        present += b.entries.length - made;
-        progress.tick(b.entries.length);
-        for (let i = 1; i < res.attempts; i++) progress.addRetry();
-      },
-    }).finally(() => {
-      journal.close();
-      unregister();
-    });
-    const seconds = (Date.now() - started) / 1000;
+    const sent = await sendAll(ctx, { target, path: src.path, opts: flags, check, journal, batchSize, rowsToSend: plan.rowsToSend, done: new Set(earlier), concurrency });
+    const { created, present, seconds } = sent;
     const failed = check.valid - doneEarlier - created - present;
-    progress.done();
     const summary = {
       file: src.name,
       target: target.label,
@@ -155,7 +188,7 @@ export async function importCsv(ctx: Context, file: string, flags: ImportFlags):
       rejected: check.rejected,
       failed,
       batches,
-      concurrency: result.concurrency,
+      concurrency: sent.concurrency,
       requests: client.stats.requests,
       retries: client.stats.retries,
       rateLimited: client.stats.rateLimited,
@@ -163,12 +196,12 @@ export async function importCsv(ctx: Context, file: string, flags: ImportFlags):
       rowsPerSecond: seconds > 0 ? Math.round((created + present) / seconds) : 0,
     };
     await printObject(ctx, summary, SUMMARY_COLUMNS);
-    if (result.error !== undefined) {
+    if (sent.error !== undefined) {
       const confirmed = journal.confirmed.size;
       const resume = confirmed
         ? `Run the same command again to resume: the ${confirmed} confirmed batches are skipped (journal ${journal.path}).`
         : 'Nothing was confirmed; run the same command again once the cause is fixed.';
-      throw batchFailure(result.error, `${failed} rows were not imported`, resume);
+      throw batchFailure(sent.error, `${failed} rows were not imported`, resume);
     }
     journal.remove();
     return 0;

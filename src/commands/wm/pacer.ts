@@ -11,8 +11,13 @@ import { LIMITS } from '../../contract/limits.js';
 const WINDOW_MS = LIMITS.rateLimit.windowSeconds * 1000;
 /** Wait a little past the announced reset (the header has whole seconds). */
 const RESET_MARGIN_MS = 50;
-/** Requests in flight when the service announces no limit. */
-const UNLIMITED_CONCURRENCY = 4;
+/**
+ * Requests in flight when the service announces no limit: two keep one server busy while the next batch is
+ * read and sent (more would not make a single sandbox faster, only hold more batches in memory); with a limit,
+ * up to four, enough for 600/min at round trips up to 400 ms.
+ */
+const UNLIMITED_CONCURRENCY = 2;
+const MAX_DEFAULT_CONCURRENCY = 4;
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
@@ -49,11 +54,11 @@ export class Pacer {
     return this.limit || undefined;
   }
 
-  /** Requests to keep in flight: enough for the limit's rate, a few when there is none. */
+  /** Requests to keep in flight: enough for the limit's rate (half a second per request), two when there is none. */
   defaultConcurrency(): number {
     if (!this.limit) return UNLIMITED_CONCURRENCY;
     const perSecond = (this.limit * 1000) / WINDOW_MS;
-    return Math.min(UNLIMITED_CONCURRENCY, Math.max(1, Math.ceil(perSecond / 2)));
+    return Math.min(MAX_DEFAULT_CONCURRENCY, Math.max(1, Math.ceil(perSecond / 2)));
   }
 
   /** Wait until a request may be sent, and count it as in flight. */

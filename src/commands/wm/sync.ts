@@ -34,6 +34,9 @@ export interface Change {
   was: string | null;
 }
 
+/** Changes shown in a terminal table. */
+const TABLE_MAX = 200;
+
 const CHANGE_COLUMNS: Column[] = [
   { key: 'action', header: 'ACTION' },
   { key: 'id', header: 'ID', kind: 'number' },
@@ -110,6 +113,14 @@ async function applyChanges(ctx: Context, target: Target, changes: Change[], con
   return { counts, error };
 }
 
+/** On a terminal a table of the first changes only (a longer one helps nobody); piped (tsv, csv) every change. */
+async function printPlan(ctx: Context, changes: Change[]): Promise<void> {
+  const { resolveFormat } = await import('../../io/render.js');
+  const shown = resolveFormat(ctx.io, ctx.output) === 'table' ? changes.slice(0, TABLE_MAX) : changes;
+  await printList(ctx, shown, CHANGE_COLUMNS);
+  if (shown.length < changes.length) ctx.io.info(`… and ${changes.length - shown.length} more changes (-o json, -o tsv or a pipe shows them all).`);
+}
+
 export async function sync(ctx: Context, file: string, flags: SyncFlags): Promise<number> {
   const concurrency = intFlag('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY);
   const target = await resolveTarget(ctx, flags);
@@ -122,7 +133,7 @@ export async function sync(ctx: Context, file: string, flags: SyncFlags): Promis
     const totals = { create: n('create'), update: n('update'), delete: n('delete'), unchanged };
     const json = ctx.output.format === 'json' || ctx.output.format === 'ndjson';
     if (json) await printObject(ctx, { target: target.label, ...totals, changes });
-    else if (changes.length) await printList(ctx, changes, CHANGE_COLUMNS);
+    else if (changes.length) await printPlan(ctx, changes);
     ctx.io.info(`Plan for the ${target.label} scope: ${totals.create} to create, ${totals.update} to update, ${totals.delete} to delete, ${unchanged} unchanged.`);
     if (!changes.length) {
       ctx.io.info('Nothing to change.');
