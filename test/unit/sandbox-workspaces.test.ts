@@ -3,11 +3,24 @@ import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import * as schemas from '../../src/contract/schemas.js';
 import { DEMO_KEYS, DEMO_ORGANIZATION, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { hashSecret, newSalt } from '../../src/sandbox/ids.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
 
 const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, `${k.id}.${k.secret}`])) as Record<keyof typeof DEMO_KEYS, string>;
 const BASE = '/v1/external/organizations/me/workspaces';
 type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
+/** Exactly the fields of decisions.md §3.8, nothing more. */
+const WORKSPACE_FIELDS = ['createdAt', 'guid', 'isWikiEnabled', 'name', 'organizationId', 'quota', 'voiceFileEnabled', 'wikiPlan'];
+
+/** Add a key to the sandbox's store; answers the bearer value. */
+function addKey(sb: Sandbox, id: string, k: { type: string; scopes: string[]; userId?: number; workspaceGuid?: string; organizationId?: string }): string {
+  const salt = newSalt();
+  sb.db.run(
+    'INSERT INTO api_keys (id, secret_salt, secret_hash, type, user_id, workspace_guid, organization_id, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [id, salt, hashSecret('s3cret', salt), k.type, k.userId ?? null, k.workspaceGuid ?? null, k.organizationId ?? null, JSON.stringify(k.scopes), '2026-10-01T00:00:00Z'],
+  );
+  return `${id}.s3cret`;
+}
 
 function expectError(res: { status: number; json: any }, status: number, code: number) {
   expect(res.status).toBe(status);
@@ -33,6 +46,7 @@ describe('organization workspaces', () => {
         expect(body.nextCursor).toBeNull();
         expect(body.content.map((w) => w.guid)).toEqual(expect.arrayContaining(Object.values(DEMO_WORKSPACES)));
         expect(body.content.every((w) => w.organizationId === DEMO_ORGANIZATION)).toBe(true);
+        for (const w of r.json.content) expect(Object.keys(w).sort()).toEqual(WORKSPACE_FIELDS);
       }
     });
 
@@ -62,6 +76,51 @@ describe('organization workspaces', () => {
       expect((await sb.call('GET', `${BASE}/${DEMO_WORKSPACES.support}`, { key: K.orgKey })).status).toBe(200);
     });
 
+    it('checks the scope (403001) before the key type (403002) and the admin role (403003)', async () => {
+      const scopedWs = addKey(sb, 'nvk_test_ws_wiki', { type: 'WORKSPACE', workspaceGuid: DEMO_WORKSPACES.product, scopes: ['wiki:read'] });
+      const wsWithScope = addKey(sb, 'nvk_test_ws_wswrite', { type: 'WORKSPACE', workspaceGuid: DEMO_WORKSPACES.product, scopes: ['workspace:write'] });
+      const memberScoped = addKey(sb, 'nvk_test_member_wswrite', { type: 'USER', userId: DEMO_USERS.priya, scopes: ['workspace:write'] });
+      const memberWrongScope = addKey(sb, 'nvk_test_member_wiki', { type: 'USER', userId: DEMO_USERS.priya, scopes: ['wiki:read'] });
+      for (const key of [scopedWs, memberWrongScope]) {
+        expectError(await sb.call('GET', BASE, { key }), 403, 403001);
+        expectError(await create('Nope', key), 403, 403001);
+      }
+      expectError(await sb.call('GET', BASE, { key: wsWithScope }), 403, 403002);
+      expectError(await create('Nope', wsWithScope), 403, 403002);
+      expectError(await sb.call('GET', BASE, { key: memberScoped }), 403, 403003);
+      expectError(await create('Nope', memberScoped), 403, 403003);
+    });
+
+    it("reads with workspace:read alone, writes only with workspace:write, for the admin's user key too", async () => {
+      const adminRead = addKey(sb, 'nvk_test_admin_wsread', { type: 'USER', userId: DEMO_USERS.dana, scopes: ['workspace:read'] });
+      const adminWrite = addKey(sb, 'nvk_test_admin_wswrite', { type: 'USER', userId: DEMO_USERS.dana, scopes: ['workspace:write'] });
+      const orgWrite = addKey(sb, 'nvk_test_org_wswrite', { type: 'ORGANIZATION', organizationId: DEMO_ORGANIZATION, scopes: ['workspace:write'] });
+      expect((await sb.call('GET', BASE, { key: adminRead })).status).toBe(200);
+      expect((await sb.call('GET', `${BASE}/${DEMO_WORKSPACES.sales}`, { key: adminRead })).status).toBe(200);
+      const denied = await sb.call('PATCH', `${BASE}/${DEMO_WORKSPACES.sales}/quota`, { key: adminRead, body: { monthlyMinutes: 5 } });
+      expectError(denied, 403, 403001);
+      expect(denied.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="workspace:write"');
+      // a write scope includes the read of the same resource
+      for (const key of [adminWrite, orgWrite]) {
+        expect((await sb.call('GET', BASE, { key })).status).toBe(200);
+        expect((await sb.call('GET', `${BASE}/${DEMO_WORKSPACES.sales}`, { key })).status).toBe(200);
+      }
+      const made = await create('Scoped create', orgWrite);
+      expect(made.status).toBe(201);
+      expect((await sb.call('DELETE', `${BASE}/${made.json.guid}`, { key: adminWrite })).status).toBe(204);
+    });
+
+    it('refuses legacy personal keys (403002), even an admin\'s before the cutoff', async () => {
+      const early = await inProcessSandbox({ now: '2026-05-01T09:00:00Z' });
+      try {
+        expect((await early.call('GET', '/v1/external/auth/me', { key: K.legacyPersonal })).status).toBe(200);
+        expectError(await early.call('GET', BASE, { key: K.legacyPersonal }), 403, 403002);
+        expectError(await early.call('POST', BASE, { key: K.legacyPersonal, body: { name: 'Legacy' } }), 403, 403002);
+      } finally {
+        early.close();
+      }
+    });
+
     it('answers 404 for workspaces of another organization and unknown ones', async () => {
       sb.db.run(`INSERT INTO organizations (id, name, created_at) VALUES ('org_other', 'Other', '2025-01-01T00:00:00Z')`);
       sb.db.run(`INSERT INTO workspaces (guid, organization_id, name, created_at) VALUES ('wsOtherOrg000001', 'org_other', 'Elsewhere', '2025-01-01T00:00:00Z')`);
@@ -82,6 +141,8 @@ describe('organization workspaces', () => {
       const r = await create('Research');
       expect(r.status).toBe(201);
       const w = schemas.workspace.parse(r.json);
+      expect(Object.keys(r.json).sort()).toEqual(WORKSPACE_FIELDS);
+      expect(Object.keys(r.json.quota).sort()).toEqual(['monthlyMinutes', 'usedMinutes']);
       expect(w.guid).toMatch(LIMITS.workspaceGuidPattern);
       expect(w).toMatchObject({ name: 'Research', organizationId: DEMO_ORGANIZATION, wikiPlan: false, isWikiEnabled: false, voiceFileEnabled: true, quota: { monthlyMinutes: null, usedMinutes: 0 } });
       expect(sb.db.get<{ role: string }>('SELECT role FROM memberships WHERE user_id = ? AND workspace_guid = ?', [DEMO_USERS.dana, w.guid])?.role).toBe('OWNER');
@@ -112,6 +173,8 @@ describe('organization workspaces', () => {
       const r = await sb.call('PATCH', `${BASE}/${w.guid}`, { key: K.orgKey, body: { name: 'New name' } });
       expect(r.status).toBe(200);
       expect(r.json).toMatchObject({ guid: w.guid, name: 'New name' });
+      expect(Object.keys(r.json).sort()).toEqual(WORKSPACE_FIELDS);
+      expect((await sb.call('GET', `${BASE}/${w.guid}`, { key: K.admin })).json.name).toBe('New name');
       expectError(await sb.call('PATCH', `${BASE}/${w.guid}`, { key: K.admin, body: { name: ' ' } }), 400, 400000);
     });
 
@@ -120,6 +183,8 @@ describe('organization workspaces', () => {
       const set = await sb.call('PATCH', path, { key: K.admin, body: { monthlyMinutes: 900 } });
       expect(set.status).toBe(200);
       expect(set.json.quota).toEqual({ monthlyMinutes: 900, usedMinutes: 412 });
+      expect(Object.keys(set.json).sort()).toEqual(WORKSPACE_FIELDS);
+      expect((await sb.call('GET', `${BASE}/${DEMO_WORKSPACES.support}`, { key: K.orgReadOnly })).json.quota.monthlyMinutes).toBe(900);
       expect((await sb.call('PATCH', path, { key: K.admin, body: { monthlyMinutes: 0 } })).json.quota.monthlyMinutes).toBe(0);
       expect((await sb.call('PATCH', path, { key: K.orgKey, body: { monthlyMinutes: null } })).json.quota.monthlyMinutes).toBeNull();
       for (const monthlyMinutes of [-1, 1.5, '10']) expectError(await sb.call('PATCH', path, { key: K.admin, body: { monthlyMinutes } }), 400, 400000);
@@ -146,6 +211,14 @@ describe('organization workspaces', () => {
       expectError(r, 422, 422000);
       expect(r.json.error.detail).toMatch(/0 note\(s\) and 1 folder\(s\)/);
       expect((await sb.call('GET', `${BASE}/${w.guid}`, { key: K.admin })).status).toBe(200);
+
+      // a live note with no folder keeps it too
+      const n = (await create('Has a note')).json;
+      sb.db.run(`INSERT INTO notes (guid, id, title, owner_user_id, workspace_guid, source_type, created_at, updated_at) VALUES ('ntLiveNoteWs1', 99002, 'kept', ?, ?, 'text', '2026-10-01T00:00:00Z', '2026-10-01T00:00:00Z')`, [DEMO_USERS.dana, n.guid]);
+      const r2 = await sb.call('DELETE', `${BASE}/${n.guid}`, { key: K.orgKey });
+      expectError(r2, 422, 422000);
+      expect(r2.json.error.detail).toMatch(/1 note\(s\) and 0 folder\(s\)/);
+      expect(sb.db.get('SELECT guid FROM notes WHERE guid = ?', ['ntLiveNoteWs1'])).toBeTruthy();
     });
   });
 });
