@@ -16,6 +16,7 @@ function expectError(res: { status: number; json: any }, status: number, code: n
   expect(res.json.error.errorType).toBe(ERROR_TYPE_BY_STATUS[status]);
 }
 
+const PAGE_FIELDS = ['canonicalName', 'createdAt', 'description', 'guid', 'mentionCount', 'pageType', 'updatedAt'];
 const MENTION_FIELDS = ['confidence', 'createdAt', 'extractedText', 'guid', 'kind', 'noteId', 'paragraphId', 'paragraphUuid', 'sourceUserId'];
 
 describe('workspace wiki', () => {
@@ -75,6 +76,12 @@ describe('workspace wiki', () => {
     });
     it('needs wiki:read (403001) and lets every key type read', async () => {
       expectError(await sb.call('GET', wiki(PRODUCT, '/pages'), { key: K.noteReadOnly }), 403, 403001);
+      // the scope is checked first: before the reach (404) and the plan and activation gates
+      for (const ws of [DEMO_WORKSPACES.sales, DEMO_WORKSPACES.support, 'wsNoSuchSpace0001']) {
+        const r = await sb.call('GET', wiki(ws, `/pages/${BUSY}/mentions`), { key: K.noteReadOnly });
+        expectError(r, 403, 403001);
+        expect(r.json.error.detail).toBe('insufficient_scope: requires wiki:read');
+      }
       for (const key of [K.admin, K.member, K.boundUser, K.workspaceKey, K.orgKey, K.orgReadOnly]) expect((await sb.call('GET', wiki(PRODUCT, '/pages'), { key })).status).toBe(200);
     });
   });
@@ -90,6 +97,30 @@ describe('workspace wiki', () => {
       expect(await names('q=pricing')).toEqual(['Loomly', 'Q1 2027 Launch']); // description
       expect(await names('q=offline')).toEqual(['Harbor Freight Logistics', 'Offline Sync', 'Q1 2027 Launch']);
       expect(await names('q=zzz-nothing')).toEqual([]);
+      // empty filters filter nothing
+      const everything = await names('');
+      expect(everything.length).toBeGreaterThan(2);
+      expect(await names('q=&type=')).toEqual(everything);
+    });
+    it('since is inclusive and compares instants on updatedAt, not createdAt', async () => {
+      const names = async (since: string) =>
+        (await sb.call('GET', wiki(PRODUCT, `/pages?since=${encodeURIComponent(since)}`), { key: K.admin })).json.content.map((p: any) => p.canonicalName);
+      // both were updated at 18:00 exactly; Harbor Freight was created two weeks earlier
+      expect(await names('2026-10-31T18:00:00Z')).toEqual(['Harbor Freight Logistics', 'Q1 2027 Launch']);
+      expect(await names('2026-10-31T20:00:00+02:00')).toEqual(['Harbor Freight Logistics', 'Q1 2027 Launch']);
+      expect(await names('2026-10-31T18:00:00.001Z')).toEqual([]);
+      expect(await names('2026-10-27T16:00:00Z')).not.toContain('Marco Reyes'); // created 10-22, never updated
+    });
+    it('answers exactly the page fields of decisions.md §3.9', async () => {
+      const list = await sb.call('GET', wiki(PRODUCT, '/pages'), { key: K.admin });
+      for (const p of list.json.content) expect(Object.keys(p).sort()).toEqual(PAGE_FIELDS);
+      const found = await sb.call('GET', wiki(PRODUCT, '/search?q=launch'), { key: K.admin });
+      expect(found.json.content.length).toBeGreaterThan(0);
+      expect(Object.keys(found.json)).toEqual(['content']);
+      for (const p of found.json.content) expect(Object.keys(p).sort()).toEqual(PAGE_FIELDS);
+      const one = await sb.call('GET', wiki(PRODUCT, `/pages/${DEMO_WIKI_PAGES.q1Launch}`), { key: K.admin });
+      expect(Object.keys(one.json).sort()).toEqual([...PAGE_FIELDS, 'aliases', 'links'].sort());
+      for (const l of one.json.links) expect(Object.keys(l).sort()).toEqual(['canonicalName', 'guid']);
     });
     it('rejects an invalid since (400000) and limits out of range (400003)', async () => {
       for (const since of ['yesterday', '2026-13-01T00:00:00Z', '2026-11-01']) {
@@ -144,6 +175,17 @@ describe('workspace wiki', () => {
       expect(byDefault.pages).toBe(5);
     });
 
+    it('ends with a null nextCursor when the visible mentions exactly fill the last page, hidden ones after them', async () => {
+      // Dana sees 200 of the 250; the 50 she cannot read are interleaved and also come last
+      const once = await allMentions(K.admin, 200);
+      expect(once.pages).toBe(1);
+      expect(once.mentions).toHaveLength(200);
+      const r = await sb.call('GET', wiki(PRODUCT, `/pages/${BUSY}/mentions?limit=200`), { key: K.admin });
+      expect(r.json.nextCursor).toBeNull();
+      // the system keys see 150: 200 per page is one page, 100 per page two
+      expect((await allMentions(K.orgKey, 100)).pages).toBe(2);
+    });
+
     it('has exactly the fields of the spec, with kind EXPLICIT or IMPLICIT', async () => {
       const { mentions } = await allMentions(K.admin, 200);
       for (const m of mentions) {
@@ -185,6 +227,25 @@ describe('workspace wiki', () => {
       expect(await count(K.workspaceKey)).toBe(150);
       const listed = (await sb.call('GET', wiki(PRODUCT, '/pages?q=harbor'), { key: K.orgKey })).json.content[0];
       expect(listed.mentionCount).toBe(150);
+    });
+
+    it('drops mentions from deleted notes for every key, the legacy-scope key included', async () => {
+      const own = await inProcessSandbox({ now: '2026-11-01T09:00:00Z' });
+      try {
+        const path = wiki(PRODUCT, `/pages/${DEMO_WIKI_PAGES.q1Launch}/mentions?limit=200`);
+        const [kickoff] = [DEMO_NOTES.launchKickoff].map((g) => own.db.get<{ id: number }>('SELECT id FROM notes WHERE guid = ?', [g])!.id);
+        const before = (await own.call('GET', path, { key: K.legacyScopeWorkspaceKey })).json.content.map((m: any) => m.noteId);
+        expect(before).toContain(kickoff);
+        own.db.run('UPDATE notes SET deleted = 1 WHERE guid = ?', [DEMO_NOTES.launchKickoff]);
+        for (const key of [K.legacyScopeWorkspaceKey, K.admin, K.orgKey]) {
+          const after = (await own.call('GET', path, { key })).json.content.map((m: any) => m.noteId);
+          expect(after).not.toContain(kickoff);
+        }
+        const page = await own.call('GET', wiki(PRODUCT, `/pages/${DEMO_WIKI_PAGES.q1Launch}`), { key: K.legacyScopeWorkspaceKey });
+        expect(page.json.mentionCount).toBe(before.length - before.filter((id: number) => id === kickoff).length);
+      } finally {
+        own.close();
+      }
     });
 
     it('rejects limits out of range (400003) and forged cursors (400000)', async () => {

@@ -130,12 +130,14 @@ export const wikiHandlers: HandlerMap = {
       since = Date.parse(query.since);
     }
     const { pages, pageJson } = wikiScope(ctx);
-    const type = query.type?.toLowerCase();
+    // An empty filter (`?type=`, `?q=`) filters nothing, as if it were left out.
+    const type = query.type?.trim().toLowerCase() || undefined;
+    const q = query.q?.trim() || undefined;
     const filtered = pages.filter(
       (r) =>
         (type === undefined || r.page_type.toLowerCase() === type) &&
         (since === undefined || Date.parse(r.updated_at) >= since) &&
-        (query.q === undefined || matchScore(r, query.q) > 0),
+        (q === undefined || matchScore(r, q) > 0),
     );
     const page = offsetPage(filtered, query.cursor, query.limit ?? PAGE_SIZES.wiki.default);
     return { content: page.rows.map(pageJson), nextCursor: page.nextCursor };
