@@ -264,7 +264,7 @@ complete -c notevox -n '__notevox_using wiki page' -l workspace -r -d 'workspace
 complete -c notevox -n '__notevox_using wiki pages' -l all -d 'fetch every page (streams; constant memory with -o ndjson)'
 complete -c notevox -n '__notevox_using wiki pages' -l cursor -r -d 'start from this cursor (printed when a list is cut short)'
 complete -c notevox -n '__notevox_using wiki pages' -l limit -r -d 'maximum number of items to show'
-complete -c notevox -n '__notevox_using wiki pages' -l search -r -d 'only pages whose name, aliases or description contain the text'
+complete -c notevox -n '__notevox_using wiki pages' -l search -r -d 'only pages whose name, aliases or description contain the text (the API\'s q; not --query, which is the global JMESPath filter)'
 complete -c notevox -n '__notevox_using wiki pages' -l since -r -d 'only pages updated at or after this ISO 8601 date or instant'
 complete -c notevox -n '__notevox_using wiki pages' -l type -r -d 'only pages of this type (e.g. person, project, feature)'
 complete -c notevox -n '__notevox_using wiki pages' -l workspace -r -d 'workspace guid or exact name (default: the key\'s bound workspace)'

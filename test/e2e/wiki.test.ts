@@ -107,12 +107,38 @@ describe('wiki commands', () => {
     const sales = await cli(['wiki', 'pages', '--workspace', 'Sales']);
     expect(sales.exitCode).toBe(4);
     expect(sales.stderr).toContain('403005');
-    expect(sales.stderr).toMatch(/hint: .*activate/);
+    expect(sales.stderr).toContain(`hint: Workspace "Sales" (${DEMO_WORKSPACES.sales}) has the wiki plan but its wiki is not activated: an admin must activate (enable) the wiki`);
     const support = await cli(['wiki', 'search', 'android', '--workspace', 'Customer Support']);
     expect(support.exitCode).toBe(4);
     expect(support.stderr).toContain('403004');
-    expect(support.stderr).toMatch(/hint: .*wiki plan/);
+    expect(support.stderr).toContain(`hint: Workspace "Customer Support" (${DEMO_WORKSPACES.support}) has no wiki plan: an organization admin must enable the wiki plan`);
     const json = await cli(['wiki', 'page', 'wp_x', '--workspace', 'Sales', '--json']);
-    expect(JSON.parse(json.stderr).error).toMatchObject({ exitCode: 4, code: 403005 });
+    expect(JSON.parse(json.stderr).error).toMatchObject({ exitCode: 4, errorType: 'forbidden', code: 403005, hint: expect.stringContaining('activate') });
+    // mentions, and the workspace the key is bound to
+    const bound = await cli(['wiki', 'mentions', 'wp_enterprise_pipeline', '--all'], token(DEMO_KEYS.salesWorkspaceKey));
+    expect(bound.exitCode).toBe(4);
+    expect(bound.stderr).toContain(`Workspace ${DEMO_WORKSPACES.sales} (the key's workspace) has the wiki plan but its wiki is not activated`);
+    // other errors keep their own hints
+    const scope = await cli(['wiki', 'pages', '--workspace', DEMO_WORKSPACES.product], token(DEMO_KEYS.noteReadOnly));
+    expect(scope.exitCode).toBe(4);
+    expect(scope.stderr).toContain('403001');
+    expect(scope.stderr).toContain('wiki:read');
+  });
+
+  it('resolves --workspace names through the workspaces the key reaches: unknown names exit 5, ambiguous ones 2', async () => {
+    const unknown = await cli(['wiki', 'pages', '--workspace', 'Product']);
+    expect(unknown.exitCode).toBe(5);
+    expect(unknown.stderr).toContain('no workspace "Product" among those this key reaches');
+    expect(unknown.stderr).toContain(`${DEMO_WORKSPACES.product} (Product Team)`);
+    const twins: string[] = [];
+    for (let i = 0; i < 2; i++) twins.push(JSON.parse((await ok(['workspaces', 'create', 'Wiki Twin', '--json'])).stdout).guid);
+    const ambiguous = await cli(['wiki', 'search', 'x', '--workspace', 'Wiki Twin']);
+    expect(ambiguous.exitCode).toBe(2);
+    expect(ambiguous.stderr).toContain('workspace name "Wiki Twin" is ambiguous');
+    for (const guid of twins) expect(ambiguous.stderr).toContain(guid);
+    // a guid works where the name does not
+    const byGuid = await cli(['wiki', 'pages', '--workspace', twins[0]]);
+    expect(byGuid.exitCode).toBe(4);
+    expect(byGuid.stderr).toContain('403004');
   });
 });

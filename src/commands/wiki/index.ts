@@ -17,7 +17,7 @@ export function registerWiki(program: Command): void {
       withWorkspace(wiki.command('pages').description(`list wiki pages by name (${limitNote})`))
         .option('--type <type>', 'only pages of this type (e.g. person, project, feature)')
         .option('--since <time>', 'only pages updated at or after this ISO 8601 date or instant')
-        .option('--search <text>', 'only pages whose name, aliases or description contain the text'),
+        .option('--search <text>', 'only pages whose name, aliases or description contain the text (the API\'s q; not --query, which is the global JMESPath filter)'),
       perPage,
     ).action(action(load, 'pages')),
     [

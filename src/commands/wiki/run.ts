@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { ApiError } from '../../client/errors.js';
 import { endpoint } from '../../contract/endpoints.js';
-import { UsageError } from '../../errors.js';
+import { ERROR_CODES } from '../../contract/errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
 import { parseLimit, printList, printObject, printPaged } from '../list.js';
 import { reachableWorkspaces, resolveWorkspace } from '../resolve.js';
@@ -41,17 +43,47 @@ interface WikiFlags {
   workspace?: string;
 }
 
+/** The workspace a wiki command reads, and how to name it in messages. */
+interface WikiTarget {
+  guid: string;
+  label: string;
+}
+
 /** --workspace (guid or exact name), else the workspace the key is bound to; else exit 2 listing the choices. */
-async function wikiWorkspace(ctx: Context, flags: WikiFlags): Promise<string> {
-  if (flags.workspace !== undefined) return resolveWorkspace(ctx, flags.workspace);
+async function wikiWorkspace(ctx: Context, flags: WikiFlags): Promise<WikiTarget> {
+  if (flags.workspace !== undefined) {
+    const guid = await resolveWorkspace(ctx, flags.workspace);
+    return { guid, label: flags.workspace === guid ? guid : `"${flags.workspace}" (${guid})` };
+  }
   const client = await ctx.client();
   const me = (await client.call<{ workspaceGuid: string | null }>(endpoint('auth.me'))).data;
-  if (me.workspaceGuid) return me.workspaceGuid;
+  if (me.workspaceGuid) return { guid: me.workspaceGuid, label: `${me.workspaceGuid} (the key's workspace)` };
   const choices = await reachableWorkspaces(ctx);
   throw new UsageError(
     '--workspace is required: this key is not bound to a workspace',
     choices.length ? `Pass --workspace with a guid or exact name: ${choices.map((w) => `${w.guid} (${w.name})`).join(', ')}.` : 'This key reaches no workspace.',
   );
+}
+
+/** What an admin must enable, for the wiki's plan (403004) and activation (403005) errors. */
+export function wikiGateHint(code: unknown, label: string): string | undefined {
+  if (code === ERROR_CODES.WIKI_PLAN_REQUIRED)
+    return `Workspace ${label} has no wiki plan: an organization admin must enable the wiki plan for it, then activate its wiki (\`notevox workspaces list\` shows an admin each workspace's wiki state).`;
+  if (code === ERROR_CODES.WIKI_NOT_ACTIVATED)
+    return `Workspace ${label} has the wiki plan but its wiki is not activated: an admin must activate (enable) the wiki for this workspace.`;
+  return undefined;
+}
+
+/** Run a wiki request; the gate errors say which workspace and what an admin must enable. */
+async function gated<T>(target: WikiTarget, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    const hint = e instanceof ApiError ? wikiGateHint(e.code, target.label) : undefined;
+    if (!hint) throw e;
+    const err = e as ApiError;
+    throw new CliError(err.message, { exitCode: err.exitCode, errorType: err.errorType, code: err.code, hint, cause: err });
+  }
 }
 
 const instant = z.iso.datetime({ offset: true });
@@ -88,14 +120,14 @@ export async function pages(ctx: Context, flags: PagesFlags): Promise<void> {
     q: flags.search !== undefined ? nonBlank(flags.search, '--search') : undefined,
   };
   const ws = await wikiWorkspace(ctx, flags);
-  await printPaged(ctx, endpoint('wiki.pages'), { params: { workspaceGuid: ws }, query }, PAGE_COLUMNS, flags, 'pages');
+  await gated(ws, () => printPaged(ctx, endpoint('wiki.pages'), { params: { workspaceGuid: ws.guid }, query }, PAGE_COLUMNS, flags, 'pages'));
 }
 
 export async function page(ctx: Context, pageGuid: string, flags: WikiFlags): Promise<void> {
   nonBlank(pageGuid, 'the page guid');
   const ws = await wikiWorkspace(ctx, flags);
   const client = await ctx.client();
-  const res = await client.call<Record<string, unknown>>(endpoint('wiki.page'), { params: { workspaceGuid: ws, pageGuid } });
+  const res = await gated(ws, () => client.call<Record<string, unknown>>(endpoint('wiki.page'), { params: { workspaceGuid: ws.guid, pageGuid } }));
   await printObject(ctx, res.data, PAGE_DETAIL);
 }
 
@@ -103,13 +135,13 @@ export async function mentions(ctx: Context, pageGuid: string, flags: WikiFlags 
   checkLimit('wiki.mentions', flags);
   nonBlank(pageGuid, 'the page guid');
   const ws = await wikiWorkspace(ctx, flags);
-  await printPaged(ctx, endpoint('wiki.mentions'), { params: { workspaceGuid: ws, pageGuid } }, MENTION_COLUMNS, flags, 'mentions');
+  await gated(ws, () => printPaged(ctx, endpoint('wiki.mentions'), { params: { workspaceGuid: ws.guid, pageGuid } }, MENTION_COLUMNS, flags, 'mentions'));
 }
 
 export async function search(ctx: Context, text: string, flags: WikiFlags): Promise<void> {
   nonBlank(text, 'the search text');
   const ws = await wikiWorkspace(ctx, flags);
   const client = await ctx.client();
-  const res = await client.call<{ content: object[] }>(endpoint('wiki.search'), { params: { workspaceGuid: ws }, query: { q: text } });
+  const res = await gated(ws, () => client.call<{ content: object[] }>(endpoint('wiki.search'), { params: { workspaceGuid: ws.guid }, query: { q: text } }));
   await printList(ctx, res.data.content, PAGE_COLUMNS);
 }
