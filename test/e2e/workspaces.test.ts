@@ -61,9 +61,13 @@ describe('workspaces and org commands', () => {
     expect(created.guid).toMatch(LIMITS.workspaceGuidPattern);
     expect(created).toMatchObject({ name: 'E2E Research', wikiPlan: false, isWikiEnabled: false, voiceFileEnabled: true, quota: { monthlyMinutes: null, usedMinutes: 0 } });
 
-    const renamed = await cli(['workspaces', 'rename', 'E2E Research', 'E2E Lab', '-o', 'table']);
+    const renamedJson = await cli(['workspaces', 'rename', created.guid, 'E2E Research 2', '--json']);
+    expect(renamedJson.exitCode).toBe(0);
+    expect(renamedJson.stderr).toBe('');
+    expect(JSON.parse(renamedJson.stdout)).toEqual({ ...created, name: 'E2E Research 2' });
+    const renamed = await cli(['workspaces', 'rename', 'E2E Research 2', 'E2E Lab', '-o', 'table']);
     expect(renamed.exitCode).toBe(0);
-    expect(renamed.stderr).toContain(`Renamed workspace ${created.guid} from "E2E Research" to "E2E Lab"`);
+    expect(renamed.stderr).toContain(`Renamed workspace ${created.guid} from "E2E Research 2" to "E2E Lab"`);
     expect(renamed.stdout).toMatch(/Name\s+E2E Lab/);
 
     expect((await json(['workspaces', 'quota', 'E2E Lab', '--minutes', '900'])).quota).toEqual({ monthlyMinutes: 900, usedMinutes: 0 });
@@ -151,9 +155,15 @@ describe('workspaces and org commands', () => {
     const member = await cli(['workspaces', 'list'], token(DEMO_KEYS.member));
     expect(member.exitCode).toBe(4);
     expect(member.stderr).toContain('403003');
+    expect(member.stderr).toContain("hint: This account is not an organization admin. Managing workspaces needs an organization admin's account key, or an organization key");
     const wsKey = await cli(['workspaces', 'create', 'Nope'], token(DEMO_KEYS.workspaceKey));
     expect(wsKey.exitCode).toBe(4);
     expect(wsKey.stderr).toContain('403002');
+    expect(wsKey.stderr).toContain('hint: This key type cannot manage workspaces.');
+    // a name argument is resolved through the organization's list, so a member fails there too
+    const memberGet = await cli(['workspaces', 'quota', 'Sales', '--unlimited', '--json'], token(DEMO_KEYS.wsAdmin));
+    expect(memberGet.exitCode).toBe(4);
+    expect(JSON.parse(memberGet.stderr).error).toMatchObject({ code: 403003, errorType: 'forbidden', exitCode: 4 });
     const readOnly = await cli(['workspaces', 'create', 'Nope'], token(DEMO_KEYS.orgReadOnly));
     expect(readOnly.exitCode).toBe(4);
     expect(readOnly.stderr).toContain('workspace:write');

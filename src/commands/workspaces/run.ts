@@ -1,5 +1,6 @@
 import { ApiError } from '../../client/errors.js';
 import { endpoint } from '../../contract/endpoints.js';
+import { ERROR_CODES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
@@ -64,9 +65,23 @@ async function orgWorkspaces(ctx: Context): Promise<Workspace[]> {
   return out;
 }
 
+const WHO_MAY =
+  "Managing workspaces needs an organization admin's account key, or an organization key (with workspace:read to read, workspace:write to change).";
+
+/** Run an organization-management request; a wrong key type (403002) or a non-admin user (403003) says which key would do. */
+async function managing<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!(e instanceof ApiError && (e.code === ERROR_CODES.KEY_TYPE_FORBIDDEN || e.code === ERROR_CODES.PERMISSION_DENIED))) throw e;
+    const why = e.code === ERROR_CODES.PERMISSION_DENIED ? 'This account is not an organization admin. ' : 'This key type cannot manage workspaces. ';
+    throw new CliError(e.message, { exitCode: e.exitCode, errorType: e.errorType, code: e.code, hint: why + WHO_MAY, cause: e });
+  }
+}
+
 /** A workspace guid or exact name, looked up in the organization's list. */
 export async function resolveOrgWorkspace(ctx: Context, value: string): Promise<Workspace> {
-  const list = await orgWorkspaces(ctx);
+  const list = await managing(() => orgWorkspaces(ctx));
   const byGuid = list.find((w) => w.guid === value);
   if (byGuid) return byGuid;
   const byName = list.filter((w) => w.name === value);
@@ -81,7 +96,7 @@ export async function resolveOrgWorkspace(ctx: Context, value: string): Promise<
 }
 
 export async function list(ctx: Context): Promise<void> {
-  await printList(ctx, await orgWorkspaces(ctx), WORKSPACE_COLUMNS);
+  await printList(ctx, await managing(() => orgWorkspaces(ctx)), WORKSPACE_COLUMNS);
 }
 
 export async function get(ctx: Context, workspace: string): Promise<void> {
@@ -94,7 +109,7 @@ export async function get(ctx: Context, workspace: string): Promise<void> {
 export async function create(ctx: Context, name: string): Promise<void> {
   checkWorkspaceName(name);
   const client = await ctx.client();
-  const res = await client.call<Workspace>(endpoint('workspaces.create'), { body: { name } });
+  const res = await managing(() => client.call<Workspace>(endpoint('workspaces.create'), { body: { name } }));
   if (chatty(ctx)) ctx.io.success(`Created workspace "${res.data.name}" (${res.data.guid}).`);
   await printObject(ctx, res.data, WORKSPACE_DETAIL);
 }
