@@ -195,8 +195,13 @@ describe('organization workspaces', () => {
       const w = (await create('Short-lived')).json;
       // a deleted note does not keep it alive
       sb.db.run(`INSERT INTO notes (guid, id, title, owner_user_id, workspace_guid, source_type, created_at, updated_at, deleted) VALUES ('ntGoneShortLv', 99001, 'gone', ?, ?, 'text', '2026-10-01T00:00:00Z', '2026-10-01T00:00:00Z', 1)`, [DEMO_USERS.dana, w.guid]);
+      const boundWs = addKey(sb, 'nvk_test_shortlived_ws', { type: 'WORKSPACE', workspaceGuid: w.guid, scopes: [] });
+      const boundUser = addKey(sb, 'nvk_test_shortlived_user', { type: 'USER', userId: DEMO_USERS.dana, workspaceGuid: w.guid, scopes: [] });
+      expect((await sb.call('GET', '/v1/external/auth/me', { key: boundWs })).status).toBe(200);
       const r = await sb.call('DELETE', `${BASE}/${w.guid}`, { key: K.admin });
       expect(r.status).toBe(204);
+      // the keys bound to it go with it
+      for (const key of [boundWs, boundUser]) expectError(await sb.call('GET', '/v1/external/auth/me', { key }), 401, 401002);
       expect(r.text).toBe('');
       expect(sb.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM memberships WHERE workspace_guid = ?', [w.guid])?.n).toBe(0);
       expectError(await sb.call('GET', `${BASE}/${w.guid}`, { key: K.admin }), 404, 404000);
