@@ -127,7 +127,7 @@ complete -c notevox -f -n '__notevox_using config' -a help -d 'display help for 
 complete -c notevox -f -n '__notevox_using config' -a list -d 'show every setting'
 complete -c notevox -f -n '__notevox_using config' -a set -d 'change a setting'
 complete -c notevox -f -n '__notevox_using config' -a unset -d 'restore a setting to its default'
-complete -c notevox -f -n '__notevox_using folders' -a create -d 'create a folder (asks for missing description, colour and sharing type on a terminal)'
+complete -c notevox -f -n '__notevox_using folders' -a create -d 'create a folder (on a terminal asks for what is missing: title, description, colour, sharing type, LIMITED members)'
 complete -c notevox -f -n '__notevox_using folders' -a delete -d 'delete a folder and its sub-folders; their notes become folder-less (asks you to type the title)'
 complete -c notevox -f -n '__notevox_using folders' -a get -d 'show one folder (LIMITED folders list their members)'
 complete -c notevox -f -n '__notevox_using folders' -a help -d 'display help for command'
