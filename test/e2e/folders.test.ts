@@ -224,10 +224,12 @@ describe('folders move', () => {
   });
 
   it('exit 2 unless exactly one of --to and --root; exit 6 into its own subtree', async () => {
-    for (const args of [[], ['--root', '--to', '12'], ['--to', 'abc']]) {
+    const before = requests();
+    for (const args of [[], ['--root', '--to', '12'], ['--to', 'abc'], ['--to', String(F.roadmap)]]) {
       const r = await cli(['folders', 'move', String(F.roadmap), ...args]);
-      expect(r.exitCode).toBe(2);
+      expect(r.exitCode, args.join(' ')).toBe(2);
     }
+    expect(requests()).toBe(before);
     expect((await cli(['folders', 'move', String(F.roadmap), '--to', String(F.q1Launch)])).exitCode).toBe(6);
   });
 });

@@ -306,6 +306,7 @@ export async function move(ctx: Context, id: string, flags: { to?: string; root?
   checkFolderId(id);
   if ((flags.to === undefined) === !flags.root) throw new UsageError('pass exactly one of --to PARENT and --root', 'Say where the folder goes: under another folder (--to ID) or to the top level (--root).');
   const newParentId = flags.to !== undefined ? checkFolderId(flags.to, '--to') : null;
+  if (newParentId !== null && Number(newParentId) === Number(id)) throw new UsageError(`--to ${flags.to}: a folder cannot move into itself`, 'Pick another parent, or --root for the top level.');
   if (flags.root && flags.inheritSharing) ctx.io.info('note: at the top level there is no parent to inherit from; the folder keeps its sharing type and members.');
   const client = await ctx.client();
   const res = await client.call<Folder>(endpoint('folders.move'), {
