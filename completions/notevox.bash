@@ -36,7 +36,7 @@ __notevox_options() {
     'folders list ') __notevox_r='--tree --workspace' ;;
     'folders move ') __notevox_r='--inherit-sharing --root --to' ;;
     'folders update ') __notevox_r='--color --description --member --sharing --title' ;;
-    'notes documents generate ') __notevox_r='--locale --template' ;;
+    'notes documents generate ') __notevox_r='--format --locale --out --template' ;;
     'notes documents get ') __notevox_r='--format --out' ;;
     'notes export ') __notevox_r='--format --out' ;;
     'notes list ') __notevox_r='--all --cursor --folder --keyword --limit --org --workspace' ;;
@@ -72,11 +72,13 @@ __notevox_options() {
 __notevox_value() {
   __notevox_r=
   case "$1" in
+    'notes documents generate '*'|--format') __notevox_r='html json markdown' ;;
     'notes documents generate '*'|--locale') ;;
+    'notes documents generate '*'|--out') ;;
     'notes documents generate '*'|--template') ;;
     'notes documents get '*'|--format') __notevox_r='html json markdown' ;;
     'notes documents get '*'|--out') ;;
-    'notes summaries get '*'|--format') __notevox_r='markdown plain' ;;
+    'notes summaries get '*'|--format') __notevox_r='markdown plain text/markdown text/plain' ;;
     'notes summaries get '*'|--out') ;;
     'folders create '*'|--color') ;;
     'folders create '*'|--description') ;;

@@ -159,6 +159,38 @@ describe('folders create', () => {
   });
 });
 
+describe('folders create: the title and LIMITED members', () => {
+  it('without a title and without a terminal: exit 10 naming the argument, nothing sent', async () => {
+    const before = requests();
+    const r = await cli(['folders', 'create', '--workspace', WS.product]);
+    expect(r.exitCode).toBe(10);
+    expect(r.stderr).toMatch(/a folder title is required and prompting is not allowed/);
+    expect(r.stderr).toMatch(/Pass the title as the argument/);
+    expect(requests()).toBe(before);
+  });
+
+  it('on a terminal asks for the title (checked as typed) and, for LIMITED, for the members', async () => {
+    const r = await runInPty(
+      ['folders', 'create', '--workspace', 'Product Team', '--description', '', '--color', '#123456'],
+      [
+        [/Title \(1–50 characters\)/, '   \r'],
+        [/is blank/, '\x7f\x7f\x7fOffsite planning\r'],
+        [/Sharing[\s\S]*PRIVATE/, '\x1b[B\x1b[B\r'],
+        [/Members \(USER_ID:VIEWER/, '102:EDITOR, marco\r'],
+        [/Write each member as USER_ID:VIEWER/, '\x7f'.repeat('marco'.length) + '103:viewer\r'],
+      ],
+    );
+    expect(r.exitCode, r.screen).toBe(0);
+    const id = /Created folder "Offsite planning" \((\d+)\)/.exec(r.screen)?.[1];
+    expect(id, r.screen).toBeDefined();
+    expect(folderRow(id!)).toMatchObject({ title: 'Offsite planning', sharing_type: 'LIMITED', parent_id: null });
+    expect(sb.db.all('SELECT user_id, role FROM folder_members WHERE folder_id = ? ORDER BY user_id', [Number(id)])).toEqual([
+      { user_id: 102, role: 'EDITOR' },
+      { user_id: 103, role: 'VIEWER' },
+    ]);
+  });
+});
+
 describe('folders update', () => {
   it('changes fields (table and JSON)', async () => {
     const f = await createFolder('To update');
@@ -186,15 +218,18 @@ describe('folders move', () => {
     expect(j).toMatchObject({ parentId: String(F.leadershipSync), sharingType: 'LIMITED', members: [{ userId: 102, role: 'EDITOR' }, { userId: 103, role: 'VIEWER' }] });
     const t = await cli(['folders', 'move', f.id, '--root', '--inherit-sharing', '-o', 'table']);
     expect(t.exitCode, t.stderr).toBe(0);
+    expect(t.stderr).toMatch(/no parent to inherit from; the folder keeps its sharing type/);
     expect(t.stderr).toMatch(/to the top level; sharing LIMITED/);
     expect(folderRow(f.id)?.parent_id).toBeNull();
   });
 
   it('exit 2 unless exactly one of --to and --root; exit 6 into its own subtree', async () => {
-    for (const args of [[], ['--root', '--to', '12'], ['--to', 'abc']]) {
+    const before = requests();
+    for (const args of [[], ['--root', '--to', '12'], ['--to', 'abc'], ['--to', String(F.roadmap)]]) {
       const r = await cli(['folders', 'move', String(F.roadmap), ...args]);
-      expect(r.exitCode).toBe(2);
+      expect(r.exitCode, args.join(' ')).toBe(2);
     }
+    expect(requests()).toBe(before);
     expect((await cli(['folders', 'move', String(F.roadmap), '--to', String(F.q1Launch)])).exitCode).toBe(6);
   });
 });

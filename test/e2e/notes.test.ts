@@ -179,6 +179,16 @@ describe('notes sub-resource commands', () => {
       expect(table.stdout).toMatch(/TEMPLATE\s+Meeting minutes/);
       expect(table.stderr).toMatch(/Generated document \d+ from "Meeting minutes"/);
     });
+    it('generate --out writes the new document in --format; --format alone is exit 2 before any request', async () => {
+      await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', '1', '--locale', 'en_US', '--format', 'html'], 2, /--format needs --out/);
+      await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', '1', '--locale', 'en_US', '--out', file('nope/doc.md')], 2, /directory .* does not exist/);
+      const html = await ok(['notes', 'documents', 'generate', N.launchKickoff, '--template', String(DEMO_TEMPLATES.onePager), '--locale', 'en_US', '--format', 'html', '--out', file('gen.html'), '--json']);
+      const id = JSON.parse(html.stdout).documentId;
+      expect(html.stderr).toMatch(new RegExp(`Wrote document ${id} \\(html\\) to .*gen\\.html`));
+      expect(readFileSync(file('gen.html'), 'utf8')).toMatch(/^<h2>Overview<\/h2>\n<blockquote>/);
+      await ok(['notes', 'documents', 'generate', N.launchKickoff, '--template', String(DEMO_TEMPLATES.onePager), '--locale', 'en_US', '--out', file('gen.md')]);
+      expect(readFileSync(file('gen.md'), 'utf8')).toMatch(/^## Overview\n\n> Sandbox output/);
+    });
     it('generation is exit 4 for a template the caller may not use and for a workspace key', async () => {
       const r = await cli(['notes', 'documents', 'generate', N.launchKickoff, '--template', String(DEMO_TEMPLATES.interviewDebrief), '--locale', 'en_US'], token(DEMO_KEYS.wsAdmin));
       expect(r.exitCode).toBe(4);
@@ -205,6 +215,8 @@ describe('notes sub-resource commands', () => {
       expect(text).not.toContain('#');
       const obj = await json(['notes', 'summaries', 'get', N.launchKickoff, String(id)]);
       expect(obj.content.type).toBe('text/markdown');
+      // the API's names for the formats work as well
+      expect((await json(['notes', 'summaries', 'get', N.launchKickoff, String(id), '--format', 'text/plain'])).content.type).toBe('text/plain');
     });
     it('a note without summaries is exit 5', async () => {
       const r = await cli(['notes', 'summaries', 'get', N.designCritique]);

@@ -385,6 +385,48 @@ describe('folders: move', () => {
     expect(folderDepth(sb.db, F.pressKit)).toBe(5);
   });
 
+  it('both strategies with every kind of parent: members are a copy, and only LIMITED keeps any', async () => {
+    const own = await fresh();
+    try {
+      const mv = (id: string, parent: number, strategy?: string) =>
+        own.call('PUT', `${folderPath(id)}/move`, { key: K.admin, body: { newParentId: String(parent), sharingTypeUpdateStrategy: strategy } });
+      const members = (id: string) => own.db.all<{ user_id: number; role: string }>('SELECT user_id, role FROM folder_members WHERE folder_id = ? ORDER BY user_id', [Number(id)]);
+      const a = await own.call('POST', wsFolders(WS.product), {
+        key: K.admin,
+        body: { title: 'Mover', sharingType: 'LIMITED', members: [{ userId: DEMO_USERS.tom, role: 'EDITOR' }] },
+      });
+      expect(a.status).toBe(201);
+      // KEEP_EXISTING under an ALL_MEMBER_VIEWER parent: still LIMITED with its own member
+      const keep = await mv(a.json.id, F.roadmap, 'KEEP_EXISTING');
+      expect(keep.json).toMatchObject({ parentId: String(F.roadmap), sharingType: 'LIMITED', members: [{ userId: DEMO_USERS.tom, role: 'EDITOR' }] });
+      // INHERIT_FROM_PARENT under an ALL_MEMBER_EDITOR parent: the member list goes with the old sharing type
+      const editor = await mv(a.json.id, F.designReviews, 'INHERIT_FROM_PARENT');
+      expect(editor.json).toMatchObject({ sharingType: 'ALL_MEMBER_EDITOR', isTeamFolder: true });
+      expect(editor.json.members).toBeUndefined();
+      expect(members(a.json.id)).toEqual([]);
+      // under a LIMITED parent: its members are copied…
+      const limited = await mv(a.json.id, F.leadershipSync, 'INHERIT_FROM_PARENT');
+      expect(limited.json.members).toEqual([
+        { userId: DEMO_USERS.marco, role: 'EDITOR' },
+        { userId: DEMO_USERS.priya, role: 'VIEWER' },
+      ]);
+      // …not linked: changing the parent's members later leaves the moved folder alone
+      const patched = await own.call('PATCH', folderPath(F.leadershipSync), { key: K.admin, body: { members: [{ userId: DEMO_USERS.priya, role: 'EDITOR' }] } });
+      expect(patched.json.members).toEqual([{ userId: DEMO_USERS.priya, role: 'EDITOR' }]);
+      expect(members(a.json.id)).toEqual([
+        { user_id: DEMO_USERS.marco, role: 'EDITOR' },
+        { user_id: DEMO_USERS.priya, role: 'VIEWER' },
+      ]);
+      // under a PRIVATE parent: PRIVATE, and the former members lose it
+      const priv = await mv(a.json.id, F.danasDrafts, 'INHERIT_FROM_PARENT');
+      expect(priv.json).toMatchObject({ parentId: String(F.danasDrafts), sharingType: 'PRIVATE', isTeamFolder: false });
+      expect(members(a.json.id)).toEqual([]);
+      expectError(await own.call('GET', folderPath(a.json.id), { key: K.wsAdmin }), 404, 404000);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('needs edit rights on the folder; the body may be empty (moves to the root)', async () => {
     expectError(await move(F.roadmap, 'member', { newParentId: null }), 403, 403003);
     const r = await sb.call('PUT', `${folderPath(F.planning2027)}/move`, { key: K.admin });

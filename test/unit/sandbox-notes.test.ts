@@ -31,8 +31,9 @@ const search = (key: string, body: unknown, ws?: string) => sb.call('POST', `${A
 const generate = (note: string, key: string, body: unknown) => sb.call('POST', `${API}/notes/${note}/documents`, { key, body });
 
 describe('the note read scope on every sub-resource', () => {
-  // A LIMITED folder's note and a PRIVATE folder's note of the product workspace: out of scope for system keys.
-  const hidden = [N.leadershipSync, N.oneOnOnePrep];
+  // A LIMITED folder's note, a PRIVATE folder's note and a note in no folder, all of the product workspace:
+  // out of scope for system keys.
+  const hidden = [N.leadershipSync, N.oneOnOnePrep, N.competitorTeardown];
   const requests = (guid: string): Array<[string, string, unknown?]> => [
     ['GET', `/notes/${guid}/paragraphs`],
     ['GET', `/notes/${guid}/folders`],
@@ -45,11 +46,21 @@ describe('the note read scope on every sub-resource', () => {
     ['GET', `/notes/${guid}/summaries`],
     ['GET', `/notes/${guid}/summaries/1`],
   ];
-  for (const key of ['workspaceKey', 'orgKey'] as const)
+  // orgReadOnly lacks note:write, note_document:write: visibility (404) still comes before the scope check (403001).
+  for (const key of ['workspaceKey', 'orgKey', 'orgReadOnly'] as const)
     it(`is 404000 for a ${key} on notes outside its scope`, async () => {
       for (const guid of hidden)
         for (const [method, path, body] of requests(guid)) expectError(await sb.call(method, API + path, { key: K[key], body }), 404, 404000);
     });
+  it('is 404000 for user keys on notes the user cannot read, before scope and key-type checks', async () => {
+    // Priya: Dana's PRIVATE folder. Marco: Priya's note in no folder. Tom (note:read only): Dana's PRIVATE folder.
+    const cases: Array<[keyof typeof K, string]> = [['member', N.oneOnOnePrep], ['wsAdmin', N.competitorTeardown], ['noteReadOnly', N.oneOnOnePrep]];
+    for (const [key, guid] of cases)
+      for (const [method, path, body] of requests(guid)) expectError(await sb.call(method, API + path, { key: K[key], body }), 404, 404000);
+    // the owner reads the same sub-resources
+    expect((await get(`/notes/${N.oneOnOnePrep}/paragraphs`, K.admin)).status).toBe(200);
+    expect((await get(`/notes/${N.competitorTeardown}/summaries`, K.member)).status).toBe(200);
+  });
   it('is 404000 for a deleted note, even for the owner', async () => {
     for (const [method, path, body] of requests(N.deletedBrainstorm)) expectError(await sb.call(method, API + path, { key: K.admin, body }), 404, 404000);
   });
@@ -92,7 +103,8 @@ describe('paragraphs', () => {
 describe('note folders', () => {
   it('lists the folder chain from the root down for a user who sees it all', async () => {
     const r = await get(`/notes/${N.harborInterview}/folders`, K.admin);
-    const list = schemas.listOf(schemas.folder).parse(r.json).content;
+    const list = schemas.pageOf(schemas.folder).parse(r.json).content;
+    expect(r.json.nextCursor).toBeNull();
     expect(list.map((f) => f.id)).toEqual([String(DEMO_FOLDERS.danasDrafts), String(DEMO_FOLDERS.customerInterviews)]);
     expect(list[1].parentId).toBe(String(DEMO_FOLDERS.danasDrafts));
   });
@@ -102,7 +114,7 @@ describe('note folders', () => {
     expect(list[0].parentId).toBeNull();
   });
   it('answers an empty list for a note in no folder', async () => {
-    expect((await get(`/notes/${N.competitorTeardown}/folders`, K.member)).json).toEqual({ content: [] });
+    expect((await get(`/notes/${N.competitorTeardown}/folders`, K.member)).json).toEqual({ content: [], nextCursor: null });
   });
 });
 
@@ -224,7 +236,9 @@ describe('document generation', () => {
 
 describe('summaries', () => {
   it('lists summary items and reads one as Markdown by default', async () => {
-    const list = schemas.listOf(schemas.summaryListItem).parse((await get(`/notes/${N.launchKickoff}/summaries`, K.admin)).json).content;
+    const res = (await get(`/notes/${N.launchKickoff}/summaries`, K.admin)).json;
+    expect(res.nextCursor).toBeNull(); // unpaged (decisions.md §1.1)
+    const list = schemas.listOf(schemas.summaryListItem).parse(res).content;
     expect(list.length).toBe(2);
     const en = list.find((s) => s.locale === 'en_US')!;
     expect(en.template).toBeNull();

@@ -18,6 +18,8 @@ afterAll(() => sb.close());
 async function ids(path: string, key: string): Promise<number[]> {
   const r = await sb.call('GET', API + path, { key });
   expect(r.status, JSON.stringify(r.json)).toBe(200);
+  // Template lists are unpaged: nextCursor is always null (decisions.md §1.1).
+  expect(r.json.nextCursor).toBeNull();
   return schemas.listOf(schemas.template).parse(r.json).content.map((t) => t.id);
 }
 async function expectError(path: string, key: string, status: number, code: number) {

@@ -25,8 +25,8 @@ export function registerFolders(program: Command): void {
 
   examples(
     folders
-      .command('create <title>')
-      .description('create a folder (asks for missing description, colour and sharing type on a terminal)')
+      .command('create [title]')
+      .description('create a folder (on a terminal asks for what is missing: title, description, colour, sharing type, LIMITED members)')
       .option('--description <text>', 'a description (may be empty)')
       .option('--color <hex>', 'colour #RRGGBB (default #4A90D9)')
       .option('--parent <id>', 'create it inside this folder (you need edit rights there)')
@@ -39,6 +39,7 @@ export function registerFolders(program: Command): void {
       'notevox folders create "Q3 planning" --parent 12 --color "#7B61FF" --sharing ALL_MEMBER_EDITOR --workspace "Product Team"',
       'notevox folders create "Drafts" --sharing PRIVATE --workspace "Product Team"',
       'notevox folders create "Leadership" --member 102:EDITOR --member 103:VIEWER --workspace "Product Team"',
+      'notevox folders create --workspace "Product Team"   # asks for the title and the rest on a terminal',
     ],
   );
 

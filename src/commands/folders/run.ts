@@ -88,13 +88,18 @@ function checkSharing(value: string): SharingType {
   return upper as SharingType;
 }
 
+const MEMBER_PATTERN = /^(\d+):(viewer|editor)$/i;
+
 function checkMembers(values: string[] | undefined): Member[] | undefined {
   return values?.map((v) => {
-    const m = /^(\d+):(viewer|editor)$/i.exec(v);
+    const m = MEMBER_PATTERN.exec(v);
     if (!m) throw new UsageError(`--member "${v}" is not userId:ROLE`, 'Pass --member USER_ID:VIEWER or --member USER_ID:EDITOR, e.g. --member 102:EDITOR.');
     return { userId: Number(m[1]), role: m[2].toUpperCase() as Member['role'] };
   });
 }
+
+/** The members typed at the prompt: `102:EDITOR, 103:viewer` (commas or spaces between them). */
+const splitMembers = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 // ---------------------------------------------------------------- shared helpers
 
@@ -207,11 +212,29 @@ interface CreateFlags {
   workspace?: string;
 }
 
-/** On a terminal, ask for what was not given; otherwise leave it to the service's defaults. */
-async function askMissing(ctx: Context, flags: CreateFlags, sharing: SharingType | undefined) {
+/** The title rule as a prompt validator: true, or the message. */
+function titleProblem(v: string): true | string {
+  try {
+    checkFolderTitle(v);
+    return true;
+  } catch (e) {
+    return e instanceof UsageError ? `${e.message}. ${e.hint ?? ''}`.trim() : String(e);
+  }
+}
+
+/**
+ * On a terminal, ask for what was not given (title, description, colour, sharing type, and the members of a
+ * LIMITED folder); otherwise leave the optional values to the service's defaults. A missing title without a
+ * terminal is exit 10.
+ */
+async function askMissing(ctx: Context, title: string | undefined, flags: CreateFlags, sharing: SharingType | undefined, members: Member[] | undefined) {
   let { description, color } = flags;
-  if (!ctx.io.canPrompt) return { description, color, sharing };
+  if (!ctx.io.canPrompt) {
+    if (title === undefined) throw new InputNeededError('a folder title', 'the title as the argument, e.g. notevox folders create "Q3 planning"');
+    return { title, description, color, sharing, members };
+  }
   const prompter = await ctx.prompter();
+  title ??= await prompter.input({ message: `Title (${LIMITS.folderTitle.min}–${LIMITS.folderTitle.max} characters)`, validate: titleProblem, flag: 'TITLE' });
   description ??= await prompter.input({ message: 'Description (optional)', default: '', flag: '--description' });
   color ??= await prompter.input({
     message: 'Colour (#RRGGBB)',
@@ -227,11 +250,22 @@ async function askMissing(ctx: Context, flags: CreateFlags, sharing: SharingType
     default: LIMITS.folderDefaultSharing,
     flag: '--sharing',
   });
-  return { description, color, sharing };
+  // A LIMITED folder chosen at the prompt without --member would be seen by its owner alone: ask whom to invite.
+  if (sharing === 'LIMITED' && members === undefined) {
+    const typed = await prompter.input({
+      message: 'Members (USER_ID:VIEWER or USER_ID:EDITOR, separated by commas; empty for none)',
+      default: '',
+      validate: (v) => splitMembers(v).every((m) => MEMBER_PATTERN.test(m)) || 'Write each member as USER_ID:VIEWER or USER_ID:EDITOR, e.g. 102:EDITOR, 103:VIEWER',
+      flag: '--member',
+    });
+    const list = checkMembers(splitMembers(typed));
+    members = list?.length ? list : undefined;
+  }
+  return { title, description, color, sharing, members };
 }
 
-export async function create(ctx: Context, title: string, flags: CreateFlags): Promise<void> {
-  checkFolderTitle(title);
+export async function create(ctx: Context, titleArg: string | undefined, flags: CreateFlags): Promise<void> {
+  if (titleArg !== undefined) checkFolderTitle(titleArg);
   if (flags.color !== undefined) checkColor(flags.color);
   if (flags.parent !== undefined) checkFolderId(flags.parent, '--parent');
   const members = checkMembers(flags.member);
@@ -239,9 +273,9 @@ export async function create(ctx: Context, title: string, flags: CreateFlags): P
   if (sharing === 'PRIVATE' && flags.workspace === undefined)
     throw new UsageError('--sharing PRIVATE needs --workspace', 'Private folders can only be created in a named workspace: add --workspace WS.');
   if (members && sharing !== 'LIMITED') throw new UsageError(`--member needs --sharing LIMITED (not ${sharing})`, 'Only LIMITED folders have members.');
-  const answers = await askMissing(ctx, flags, sharing);
+  const answers = await askMissing(ctx, titleArg, flags, sharing, members);
   sharing = answers.sharing;
-  const body = { title, description: answers.description, color: answers.color, parentId: flags.parent, sharingType: sharing, members };
+  const body = { title: answers.title, description: answers.description, color: answers.color, parentId: flags.parent, sharingType: sharing, members: answers.members };
   const client = await ctx.client();
   const res =
     flags.workspace !== undefined
@@ -272,6 +306,8 @@ export async function move(ctx: Context, id: string, flags: { to?: string; root?
   checkFolderId(id);
   if ((flags.to === undefined) === !flags.root) throw new UsageError('pass exactly one of --to PARENT and --root', 'Say where the folder goes: under another folder (--to ID) or to the top level (--root).');
   const newParentId = flags.to !== undefined ? checkFolderId(flags.to, '--to') : null;
+  if (newParentId !== null && Number(newParentId) === Number(id)) throw new UsageError(`--to ${flags.to}: a folder cannot move into itself`, 'Pick another parent, or --root for the top level.');
+  if (flags.root && flags.inheritSharing) ctx.io.info('note: at the top level there is no parent to inherit from; the folder keeps its sharing type and members.');
   const client = await ctx.client();
   const res = await client.call<Folder>(endpoint('folders.move'), {
     params: { folderId: id },

@@ -72,8 +72,14 @@ export function registerNotesMore(notes: Command): void {
       .description('generate a document from a template (needs edit rights on the note; asks for missing values on a terminal)')
       .option('--template <id>', 'template id (see `notevox templates list`)')
       .option('--locale <ll_CC>', 'document locale, e.g. en_US')
+      .addOption(new Option('--format <format>', 'with --out: the section format written to the file').choices(['json', 'markdown', 'html']))
+      .option('--out <file>', 'also write the new document to this file (markdown by default; see --format)')
       .action(action(load, 'documentsGenerate')),
-    [`notevox notes documents generate ${G} --template 1 --locale en_US`, `notevox notes documents generate ${G}   # asks for the template and locale on a terminal`],
+    [
+      `notevox notes documents generate ${G} --template 1 --locale en_US`,
+      `notevox notes documents generate ${G} --template 1 --locale en_US --format html --out launch.html`,
+      `notevox notes documents generate ${G}   # asks for the template and locale on a terminal`,
+    ],
   );
 
   const sums = notes.command('summaries').description("list and read a note's summaries");
@@ -82,7 +88,7 @@ export function registerNotesMore(notes: Command): void {
     sums
       .command('get <guid> [summaryId]')
       .description('one summary (the newest when no id is given)')
-      .addOption(new Option('--format <format>', 'markdown or plain text').choices(['markdown', 'plain']).default('markdown'))
+      .addOption(new Option('--format <format>', 'markdown or plain text (the API names text/markdown and text/plain work too)').choices(['markdown', 'plain', 'text/markdown', 'text/plain']).default('markdown'))
       .option('--out <file>', 'write the summary text to this file')
       .action(action(load, 'summariesGet')),
     [`notevox notes summaries get ${G}`, `notevox notes summaries get ${G} 1 --format plain --out summary.txt`],

@@ -280,13 +280,18 @@ export async function documentsList(ctx: Context, guid: string): Promise<void> {
 /** The document's text: its sections' contents, in order. */
 const documentText = (d: NoteDocument, format: string) => d.sections.map((s) => s.content.content).join(format === 'html' ? '\n' : '\n\n');
 
-export async function documentsGet(ctx: Context, guid: string, id: string, flags: { format: 'json' | 'markdown' | 'html'; out?: string }): Promise<void> {
+type DocumentFormat = 'json' | 'markdown' | 'html';
+
+/** What `documents get --out` and `documents generate --out` write: the section texts, or the JSON for json. */
+const documentFile = (d: NoteDocument, format: DocumentFormat) => (format === 'json' ? JSON.stringify(d, null, 2) : documentText(d, format));
+
+export async function documentsGet(ctx: Context, guid: string, id: string, flags: { format: DocumentFormat; out?: string }): Promise<void> {
   const params = { noteGuid: checkNoteGuid(guid), documentId: checkId(id, 'document id') };
   await checkOut(flags.out);
   const client = await ctx.client();
   const res = await client.call<NoteDocument>(endpoint('notes.documents.get'), { params, query: { format: flags.format } });
   const what = `document ${res.data.id} (${flags.format})`;
-  if (flags.out !== undefined) return emitText(ctx, flags.format === 'json' ? JSON.stringify(res.data, null, 2) : documentText(res.data, flags.format), flags.out, what);
+  if (flags.out !== undefined) return emitText(ctx, documentFile(res.data, flags.format), flags.out, what);
   if (textMode(ctx)) return emitText(ctx, documentText(res.data, flags.format), undefined, what);
   await printObject(ctx, res.data);
 }
@@ -303,8 +308,10 @@ async function askTemplate(ctx: Context): Promise<number> {
   });
 }
 
-export async function documentsGenerate(ctx: Context, guid: string, flags: { template?: string; locale?: string }): Promise<void> {
+export async function documentsGenerate(ctx: Context, guid: string, flags: { template?: string; locale?: string; format?: DocumentFormat; out?: string }): Promise<void> {
   checkNoteGuid(guid);
+  if (flags.format !== undefined && flags.out === undefined) throw new UsageError('--format needs --out', 'It picks the format of the file --out writes; read a document in any format with `notevox notes documents get`.');
+  await checkOut(flags.out);
   let templateId = flags.template !== undefined ? checkId(flags.template, 'template id') : undefined;
   let locale = flags.locale !== undefined ? checkDocumentLocale(flags.locale) : undefined;
   if (!ctx.io.canPrompt) {
@@ -324,6 +331,15 @@ export async function documentsGenerate(ctx: Context, guid: string, flags: { tem
   }
   const d = res.data.document;
   spinner.succeed(`Generated document ${res.data.documentId} from "${d.template.title}" (${d.locale}). Read it with: notevox notes documents get ${guid} ${res.data.documentId}`);
+  if (flags.out !== undefined) {
+    const format = flags.format ?? 'markdown';
+    // The answer carries the sections as stored; HTML is rendered by the service on a read.
+    const doc =
+      format === 'html'
+        ? (await client.call<NoteDocument>(endpoint('notes.documents.get'), { params: { noteGuid: guid, documentId: res.data.documentId }, query: { format } })).data
+        : d;
+    await emitText(ctx, documentFile(doc, format), flags.out, `document ${res.data.documentId} (${format})`);
+  }
   await printObject(ctx, textMode(ctx) ? d : res.data, DOCUMENT_COLUMNS);
 }
 
@@ -344,9 +360,9 @@ async function latestSummary(ctx: Context, guid: string, format: string): Promis
   return (await client.call<Summary>(endpoint('notes.summaries.get'), { params: { noteGuid: guid, summaryId: newest.id }, query: { format } })).data;
 }
 
-const SUMMARY_FORMAT = { markdown: 'text/markdown', plain: 'text/plain' } as const;
+const SUMMARY_FORMAT = { markdown: 'text/markdown', plain: 'text/plain', 'text/markdown': 'text/markdown', 'text/plain': 'text/plain' } as const;
 
-export async function summariesGet(ctx: Context, guid: string, id: string | undefined, flags: { format: 'markdown' | 'plain'; out?: string }): Promise<void> {
+export async function summariesGet(ctx: Context, guid: string, id: string | undefined, flags: { format: keyof typeof SUMMARY_FORMAT; out?: string }): Promise<void> {
   checkNoteGuid(guid);
   const summaryId = id !== undefined ? checkId(id, 'summary id') : undefined;
   await checkOut(flags.out);

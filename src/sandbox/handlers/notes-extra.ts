@@ -238,7 +238,8 @@ export const notesExtraHandlers: HandlerMap = {
   'notes.folders': ({ rt, note, principal: p }) => {
     const chain = [];
     for (let f = note!.folder_id !== null ? getFolder(rt.db, note!.folder_id) : undefined; f; f = f.parent_id !== null ? getFolder(rt.db, f.parent_id) : undefined) chain.unshift(f);
-    return { content: chain.filter((f) => folderVisible(rt.db, p, f)).map((f) => folderJson(rt.db, f, p)) };
+    // Unpaged, like every folder list: nextCursor is always null (decisions.md §1.1).
+    return { content: chain.filter((f) => folderVisible(rt.db, p, f)).map((f) => folderJson(rt.db, f, p)), nextCursor: null };
   },
 
   'notes.shareLink.get': ({ rt, note }) => {
@@ -303,6 +304,8 @@ export const notesExtraHandlers: HandlerMap = {
 
   'notes.summaries.list': ({ rt, note }) => ({
     content: summaries(rt.db, note!.guid).map((s) => ({ id: s.id, template: templateRef(s.template_id, s.template_title), locale: s.locale, createdAt: s.created_at })),
+    // The spec shows only `content`; decisions.md §1.1 makes summary lists unpaged with nextCursor null.
+    nextCursor: null,
   }),
 
   'notes.summaries.get': ({ rt, note, params, query }) => {
