@@ -80,6 +80,21 @@ describe('voice upload', () => {
     });
   });
 
+  it('takes the output mode from -o text|json|srt as well', async () => {
+    const srt = await cli(['voice', 'upload', speech, '-o', 'srt']);
+    expect(srt.exitCode, srt.stderr).toBe(0);
+    expect(srt.stdout.split('\n')[1]).toMatch(/^\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}$/);
+    const text = await cli(['-o', 'text', 'voice', 'upload', speech]);
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout.split('\n\n')[0]).toMatch(PLACEHOLDER);
+    // an explicit --format wins over -o
+    const json = await cli(['voice', 'upload', speech, '-o', 'srt', '--format', 'json']);
+    expect(JSON.parse(json.stdout).paragraphs).toHaveLength(words);
+    const other = await cli(['voice', 'status', JSON.parse(json.stdout).jobId, '-o', 'srt']);
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).toContain('output format "srt" is not one of table, json');
+  });
+
   it('--no-wait prints the job id; voice wait finishes it and --out writes the files', async () => {
     const r = await cli(['voice', 'upload', speech, '--no-wait', '--translate', 'de_DE']);
     expect(r.exitCode, r.stderr).toBe(0);
