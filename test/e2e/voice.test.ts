@@ -193,6 +193,14 @@ describe('voice upload', () => {
     expect(jobRow(JSON.parse(ok.stdout).jobId)?.workspace_guid).toBe(WS.support);
   });
 
+  it('uses the only voice-enabled workspace an unbound key reaches', async () => {
+    // Priya reaches Product Team and Sales; Sales has voice jobs disabled
+    const r = await cli(['voice', 'upload', speech, '--json'], DEMO_KEYS.member.token);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`Using workspace Product Team (${WS.product})`);
+    expect(jobRow(JSON.parse(r.stdout).jobId)?.workspace_guid).toBe(WS.product);
+  });
+
   it('asks for the workspace on a terminal (pseudo-terminal via script)', async () => {
     const cmd = [process.execPath, BIN, 'voice', 'upload', speech, '--json'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: config.dir, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: DEMO_KEYS.admin.token };
@@ -268,6 +276,35 @@ describe('voice upload against a faulty or slow sandbox', () => {
       const settle = Date.now() + 5000;
       while (job()!.deleted !== 1 && Date.now() < settle) await new Promise((r) => setTimeout(r, 50));
       expect(job()!.deleted, stderr).toBe(1);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('Ctrl-C after upload-complete', () => {
+  it('leaves the job running and prints the command that resumes it', async () => {
+    const slow = await startTestSandbox({ options: { jobSeconds: 30 } });
+    try {
+      const out = join(dir, 'resume out');
+      const child = spawn(process.execPath, [BIN, 'voice', 'upload', speech, '--format', 'srt', '--out', out], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, CI: '1', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: config.dir, NOTEVOX_BASE_URL: slow.baseUrl, NOTEVOX_API_KEY: DEMO_KEYS.workspaceKey.token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const until = Date.now() + 20_000;
+      while (!/UPLOADED · \d+s/.test(stderr)) {
+        if (Date.now() > until) throw new Error(`the wait never started: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      const id = /Created voice job ([0-9a-f-]{36})/.exec(stderr)![1];
+      expect(stderr).toContain(`Job ${id} keeps running on the service. Resume with: notevox voice wait ${id} --format srt --out '${out}'`);
+      const row = slow.db.get<{ status: string; deleted: number }>('SELECT status, deleted FROM voice_jobs WHERE id = ?', [id]);
+      expect(row).toMatchObject({ status: 'UPLOADED', deleted: 0 });
     } finally {
       await slow.close();
     }

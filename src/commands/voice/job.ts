@@ -68,8 +68,8 @@ interface WorkspaceLite {
 
 /**
  * The workspaceGuid for a new job: --workspace (guid or name) when given; nothing for a key bound to a workspace
- * (the service uses that one); for an unbound key a choice among the voice-enabled workspaces it reaches, asked
- * on a terminal, else exit 10 naming --workspace and listing them.
+ * (the service uses that one); for an unbound key the voice-enabled workspace it reaches when there is just one,
+ * else a choice among them, asked on a terminal, or exit 10 naming --workspace and listing them.
  */
 export async function jobWorkspace(ctx: Context, client: ApiClient, flag: string | undefined): Promise<string | undefined> {
   if (flag) return resolveWorkspace(ctx, flag);
@@ -79,6 +79,10 @@ export async function jobWorkspace(ctx: Context, client: ApiClient, flag: string
   const choices = all.filter((w) => w.voiceFileEnabled);
   if (choices.length === 0)
     throw new CliError('no workspace this key reaches has voice file jobs enabled', { exitCode: EXIT.FORBIDDEN, hint: 'An admin must enable voice file jobs for a workspace.' });
+  if (choices.length === 1) {
+    ctx.io.info(`Using workspace ${choices[0].name} (${choices[0].guid}), the only one this key reaches with voice file jobs enabled.`);
+    return choices[0].guid;
+  }
   const listed = choices.map((w) => `${w.guid} (${w.name})`).join(', ');
   if (!ctx.io.canPrompt) {
     throw new CliError(`this ${me.keyType.toLowerCase()} key is bound to no workspace, so the job needs one and prompting is not allowed here`, {
