@@ -129,7 +129,14 @@ describe('transcriber command', () => {
 
   it('fails with the first stderr line, or on timeout', async () => {
     await expect(runTranscriber('echo; echo "  no model" >&2; exit 4 # {file}', '/x')).rejects.toThrow('the transcriber command failed (exit code 4): no model');
-    await expect(runTranscriber('sleep 5 # {file}', '/x', 200)).rejects.toThrow('timed out after 0 s');
+    await expect(runTranscriber('sleep 5 # {file}', '/x', 200)).rejects.toThrow('the transcriber command timed out after 0.2 s');
+    // the whole process group ends, not only the shell: a program still holding stdout would keep it waiting
+    const started = Date.now();
+    await expect(runTranscriber('sleep 5; echo late # {file}', '/x', 200)).rejects.toThrow('timed out');
+    expect(Date.now() - started).toBeLessThan(2000);
+    const cancel = new AbortController();
+    setTimeout(() => cancel.abort(), 100);
+    await expect(runTranscriber('sleep 5 | cat # {file}', '/x', 10_000, cancel.signal)).rejects.toThrow('the transcriber command was cancelled');
   });
 });
 
