@@ -253,6 +253,23 @@ describe('voice upload against a faulty or slow sandbox', () => {
     }
   });
 
+  it('gives up after 3 more upload attempts and deletes the job it created', async () => {
+    const down = await startTestSandbox({ options: { jobSeconds: PACE }, faults: '503=1@/sandbox/uploads' });
+    try {
+      const r = await cli(['voice', 'upload', speech], DEMO_KEYS.workspaceKey.token, down.baseUrl);
+      expect(r.exitCode, r.stderr).toBe(8);
+      for (const attempt of [2, 3, 4]) expect(r.stderr).toContain(`starting over (attempt ${attempt})`);
+      expect(r.stderr).not.toContain('attempt 5');
+      const uploads = down.db.all<{ status: number }>("SELECT status FROM request_log WHERE path LIKE '/sandbox/uploads/%'");
+      expect(uploads.map((u) => u.status)).toEqual([503, 503, 503, 503]);
+      const job = down.db.get<{ id: string; deleted: number }>('SELECT id, deleted FROM voice_jobs');
+      expect(job?.deleted).toBe(1);
+      expect(r.stderr).toContain(`Deleted job ${job!.id}: its upload did not complete.`);
+    } finally {
+      await down.close();
+    }
+  });
+
   it('Ctrl-C during the upload deletes the job it created', async () => {
     const slow = await startTestSandbox({ options: { jobSeconds: PACE }, faults: 'latency=1:8000@/sandbox/uploads' });
     try {
