@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/client/client.js';
 import { ApiError, NetworkError } from '../../src/client/errors.js';
 import type { Endpoint } from '../../src/contract/types.js';
+import { pool } from '../../src/commands/voice/batch.js';
 import { completeUpload, isTransient, nextPollDelay, POLL } from '../../src/commands/voice/job.js';
 import { checkJobId, parseDuration, parseTranslate, shellWord } from '../../src/commands/voice/options.js';
 import { COMPLETE_MARKER, resultsJson, srtTime, toSrt, writeResults, type Results } from '../../src/commands/voice/output.js';
@@ -134,5 +135,32 @@ describe('preflight', () => {
     const textAsWav = join(dir, 'notes.wav');
     writeFileSync(textAsWav, 'not audio at all');
     await expect(preflight(textAsWav)).rejects.toMatchObject({ exitCode: EXIT.USAGE, message: expect.stringContaining('is not WAV, MP3 or MP4/M4A audio') });
+  });
+});
+
+describe('batch pool', () => {
+  it('runs at most `limit` items at a time, all of them, and passes an error on after the others finished', async () => {
+    let running = 0;
+    let peak = 0;
+    const done: number[] = [];
+    const items = Array.from({ length: 9 }, (_, i) => i);
+    await pool(items, 3, async (i) => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, 5 + (i % 3) * 5));
+      running--;
+      done.push(i);
+    });
+    expect(peak).toBe(3);
+    expect(done.sort((a, b) => a - b)).toEqual(items);
+    const finished: number[] = [];
+    await expect(
+      pool([0, 1, 2], 2, async (i) => {
+        if (i === 0) throw new Error('boom');
+        await new Promise((r) => setTimeout(r, 10));
+        finished.push(i);
+      }),
+    ).rejects.toThrow('boom');
+    expect(finished).toEqual([1, 2]);
   });
 });
