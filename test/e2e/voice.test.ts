@@ -299,6 +299,25 @@ describe('voice upload against a faulty or slow sandbox', () => {
   });
 });
 
+describe('a job that takes longer than --timeout', () => {
+  it('exits 8, leaves the job running and says how to resume', async () => {
+    const slow = await startTestSandbox({ options: { jobSeconds: 30 } });
+    try {
+      const r = await cli(['voice', 'upload', speech, '--timeout', '2s', '--summary'], DEMO_KEYS.workspaceKey.token, slow.baseUrl);
+      expect(r.exitCode, r.stderr).toBe(8);
+      const id = /Created voice job ([0-9a-f-]{36})/.exec(r.stderr)![1];
+      expect(r.stderr).toContain(`gave up waiting after 2s: job ${id} is still UPLOADED`);
+      expect(r.stderr).toContain(`resume with \`notevox voice wait ${id} --summary\``);
+      expect(slow.db.get<{ status: string; deleted: number }>('SELECT status, deleted FROM voice_jobs WHERE id = ?', [id])).toMatchObject({ status: 'UPLOADED', deleted: 0 });
+      // the last look is at the deadline, not one poll interval before it
+      const polls = slow.db.all<{ at: string }>("SELECT at FROM request_log WHERE method = 'GET' AND path = ?", [`/v1/external/voice-file/jobs/${id}`]);
+      expect(Date.parse(polls[polls.length - 1].at) - Date.parse(polls[0].at)).toBeGreaterThanOrEqual(1900);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe('Ctrl-C after upload-complete', () => {
   it('leaves the job running and prints the command that resumes it', async () => {
     const slow = await startTestSandbox({ options: { jobSeconds: 30 } });

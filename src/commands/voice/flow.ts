@@ -68,7 +68,7 @@ export async function waitWithResumeHint(
   const hint = once(() => ctx.io.info(`Job ${id} keeps running on the service. Resume with: ${o.resume}`));
   const unregister = ctx.onInterrupt(hint);
   try {
-    return await waitForJob(ctx, client, id, { timeoutMs: o.timeoutMs, onStatus: o.onStatus });
+    return await waitForJob(ctx, client, id, { timeoutMs: o.timeoutMs, onStatus: o.onStatus, resume: o.resume });
   } catch (e) {
     if (ctx.signal.aborted) await hint();
     throw e;

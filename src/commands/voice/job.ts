@@ -154,9 +154,14 @@ export function nextPollDelay(previousMs: number | undefined, random: () => numb
 
 /**
  * Poll until COMPLETED or FAILED. The delay grows from 1 s to a 30 s cap and starts over when the status changes;
- * transient failures are tolerated (up to 5 in a row); past `timeoutMs` the job is left running (exit 8).
+ * transient failures are tolerated (up to 5 in a row); after a last look at `timeoutMs` the job is left running (exit 8).
  */
-export async function waitForJob(ctx: Context, client: ApiClient, id: string, o: { timeoutMs: number; onStatus: (job: VoiceJob, elapsedMs: number) => void }): Promise<VoiceJob> {
+export async function waitForJob(
+  ctx: Context,
+  client: ApiClient,
+  id: string,
+  o: { timeoutMs: number; onStatus: (job: VoiceJob, elapsedMs: number) => void; resume?: string },
+): Promise<VoiceJob> {
   const started = Date.now();
   let delay: number | undefined;
   let last: JobStatus | undefined;
@@ -176,13 +181,15 @@ export async function waitForJob(ctx: Context, client: ApiClient, id: string, o:
     }
     const next = nextPollDelay(delay);
     delay = next.base;
-    if (Date.now() - started + next.wait > o.timeoutMs) {
+    // The last look is at the deadline itself: a job that finishes just in time is not given up on.
+    const remaining = o.timeoutMs - (Date.now() - started);
+    if (remaining <= 0) {
       throw new CliError(`gave up waiting after ${formatDuration(o.timeoutMs / 1000)}: job ${id} is still ${last ?? 'unknown'}`, {
         exitCode: EXIT.UNAVAILABLE,
-        hint: `It keeps running; resume with \`notevox voice wait ${id}\` (raise --timeout to wait longer).`,
+        hint: `It keeps running; resume with \`${o.resume ?? `notevox voice wait ${id}`}\` (raise --timeout to wait longer).`,
       });
     }
-    await sleep(next.wait, ctx.signal);
+    await sleep(Math.min(next.wait, remaining), ctx.signal);
   }
 }
 
