@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/contract/limits.js';
 import { DEMO_KEYS, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
-import { espeakWav, garbageWav, soxConvert, toolsAvailable, writeLargeWav, writeSpeechLikeWav } from '../helpers/audio.js';
+import { espeakWav, garbageWav, m4aHeaderOnly, soxConvert, toolsAvailable, writeLargeWav, writeSpeechLikeWav } from '../helpers/audio.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
@@ -78,6 +78,18 @@ describe('voice upload', () => {
       expect(times).toMatch(/^\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}$/);
       expect(text).toMatch(PLACEHOLDER);
     });
+  });
+
+  it('uploads M4A as audio/mp4, whatever the file is called, and gets 10-second windows', async () => {
+    const r = await cli(['voice', 'upload', file('meeting.audio', m4aHeaderOnly(25)), '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.paragraphs.map((p: any) => [p.startTimeMillis, p.endTimeMillis])).toEqual([
+      [0, 10_000],
+      [10_000, 20_000],
+      [20_000, 25_000],
+    ]);
+    expect(sb.db.get<{ content_type: string }>('SELECT content_type FROM voice_jobs WHERE id = ?', [out.jobId])?.content_type).toBe('audio/mp4');
   });
 
   it('takes the output mode from -o text|json|srt as well', async () => {

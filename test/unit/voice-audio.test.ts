@@ -8,7 +8,7 @@ import { detectSegments, fixedWindows, spreadOverSegments } from '../../src/sand
 import { sniffAudio } from '../../src/sandbox/voice/sniff.js';
 import { buildCommand, parseTranscriberOutput, runTranscriber, TranscriberFailed } from '../../src/sandbox/voice/transcriber.js';
 import { wordReplacer } from '../../src/sandbox/voice/words.js';
-import { espeakWav, soxConvert, speechLikeWav, THREE_WORDS, toolsAvailable, wavBytes, type BitDepth } from '../helpers/audio.js';
+import { espeakWav, m4aHeaderOnly, soxConvert, speechLikeWav, THREE_WORDS, toolsAvailable, wavBytes, type BitDepth } from '../helpers/audio.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'nvx-audio-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -87,6 +87,15 @@ describe('speech segments', () => {
       { startMs: 0, endMs: 500 },
       { startMs: 500, endMs: 1000 },
     ]);
+  });
+
+  it('reads M4A by its content (the upload has no extension) and cuts it into fixed windows', async () => {
+    const a = await analyzeAudio(write('job.upload', m4aHeaderOnly(25)));
+    expect(a.format).toBe('M4A (MPEG-4/AAC, 44100 Hz, 1 channel)');
+    expect(a.durationMs).toBe(25_000);
+    expect(a.segmentation).toBe('windows');
+    expect(a.segments).toEqual(fixedWindows(25_000));
+    await expect(analyzeAudio(write('long.upload', m4aHeaderOnly(4 * 3600 + 61)))).rejects.toThrow('the audio is 4 h 01 min long; voice file jobs take at most 4 hours');
   });
 
   it('rejects what it cannot process', async () => {

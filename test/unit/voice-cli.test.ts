@@ -11,7 +11,7 @@ import { checkJobId, parseDuration, parseTranslate, shellWord } from '../../src/
 import { COMPLETE_MARKER, resultsJson, srtTime, toSrt, writeResults, type Results } from '../../src/commands/voice/output.js';
 import { preflight } from '../../src/commands/voice/preflight.js';
 import { EXIT } from '../../src/errors.js';
-import { speechLikeWav, THREE_WORDS } from '../helpers/audio.js';
+import { m4aHeaderOnly, speechLikeWav, THREE_WORDS } from '../helpers/audio.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'nvx-voice-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -132,6 +132,12 @@ describe('preflight', () => {
     const f = await preflight(wavAsMp3);
     expect(f).toMatchObject({ kind: 'wav', contentType: 'audio/wav', name: 'actually-a-wav.mp3' });
     expect(f.durationSeconds).toBeCloseTo(3.37, 1);
+    const m4aAsBin = join(dir, 'meeting.bin');
+    writeFileSync(m4aAsBin, m4aHeaderOnly(90));
+    expect(await preflight(m4aAsBin)).toMatchObject({ kind: 'mp4', contentType: 'audio/mp4', durationSeconds: 90 });
+    const long = join(dir, 'long.m4a');
+    writeFileSync(long, m4aHeaderOnly(4 * 3600 + 300));
+    await expect(preflight(long)).rejects.toMatchObject({ exitCode: EXIT.USAGE, message: `${long} is 4 h 05 min long; voice file jobs take at most 4 hours` });
     const textAsWav = join(dir, 'notes.wav');
     writeFileSync(textAsWav, 'not audio at all');
     await expect(preflight(textAsWav)).rejects.toMatchObject({ exitCode: EXIT.USAGE, message: expect.stringContaining('is not WAV, MP3 or MP4/M4A audio') });
