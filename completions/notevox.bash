@@ -181,7 +181,7 @@ __notevox_value() {
     ''*'|--base-url') ;;
     ''*'|--fields') ;;
     ''*'|--max-retries') ;;
-    ''*'|-o'|''*'|--output') __notevox_r='csv json ndjson table tsv' ;;
+    ''*'|-o'|''*'|--output') __notevox_r='csv json ndjson srt table text tsv' ;;
     ''*'|--profile') ;;
     ''*'|--query') ;;
     ''*'|--timeout') ;;

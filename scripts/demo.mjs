@@ -60,7 +60,8 @@ try {
   }
   run('JSON piped through a JMESPath query', ['notes', 'list', '--limit', '3', '--json', '--query', '[].{guid: guid, title: title}']);
   const sample = join(root, 'samples', 'hello.wav');
-  if (existsSync(sample)) run('transcribe a recording', ['voice', 'upload', sample, '--locale', 'en_US', '--workspace', 'Product Team']);
+  if (!existsSync(sample)) throw new Error(`${sample} is missing: generate it with \`node scripts/make-sample.mjs\``);
+  run('transcribe a recording', ['voice', 'upload', sample, '--locale', 'en_US', '--workspace', 'Product Team']);
 } catch (e) {
   failed = true;
   console.error(`demo failed: ${e.message}`);

@@ -16,7 +16,7 @@ export function buildProgram(): Command {
     .version(`notevox ${VERSION}`, '-V, --version', 'print the version')
     .addOption(new Option('--profile <name>', 'use this stored profile (env NOTEVOX_PROFILE)'))
     .addOption(new Option('--base-url <url>', 'API base URL (env NOTEVOX_BASE_URL)'))
-    .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS))
+    .addOption(new Option('-o, --output <format>', 'output format (voice upload, wait and transcript also take text and srt)').choices([...OUTPUT_FORMATS, 'text', 'srt']))
     .option('--json', 'same as -o json')
     .option('--fields <list>', 'comma-separated fields (dotted paths) to show')
     .option('--query <jmespath>', 'filter the JSON output with a JMESPath expression')

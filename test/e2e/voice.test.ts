@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/contract/limits.js';
 import { DEMO_KEYS, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
-import { espeakWav, garbageWav, soxConvert, toolsAvailable, writeLargeWav, writeSpeechLikeWav } from '../helpers/audio.js';
+import { espeakWav, garbageWav, m4aHeaderOnly, soxConvert, toolsAvailable, writeLargeWav, writeSpeechLikeWav } from '../helpers/audio.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
@@ -78,6 +78,33 @@ describe('voice upload', () => {
       expect(times).toMatch(/^\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}$/);
       expect(text).toMatch(PLACEHOLDER);
     });
+  });
+
+  it('uploads M4A as audio/mp4, whatever the file is called, and gets 10-second windows', async () => {
+    const r = await cli(['voice', 'upload', file('meeting.audio', m4aHeaderOnly(25)), '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.paragraphs.map((p: any) => [p.startTimeMillis, p.endTimeMillis])).toEqual([
+      [0, 10_000],
+      [10_000, 20_000],
+      [20_000, 25_000],
+    ]);
+    expect(sb.db.get<{ content_type: string }>('SELECT content_type FROM voice_jobs WHERE id = ?', [out.jobId])?.content_type).toBe('audio/mp4');
+  });
+
+  it('takes the output mode from -o text|json|srt as well', async () => {
+    const srt = await cli(['voice', 'upload', speech, '-o', 'srt']);
+    expect(srt.exitCode, srt.stderr).toBe(0);
+    expect(srt.stdout.split('\n')[1]).toMatch(/^\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}$/);
+    const text = await cli(['-o', 'text', 'voice', 'upload', speech]);
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout.split('\n\n')[0]).toMatch(PLACEHOLDER);
+    // an explicit --format wins over -o
+    const json = await cli(['voice', 'upload', speech, '-o', 'srt', '--format', 'json']);
+    expect(JSON.parse(json.stdout).paragraphs).toHaveLength(words);
+    const other = await cli(['voice', 'status', JSON.parse(json.stdout).jobId, '-o', 'srt']);
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).toContain('output format "srt" is not one of table, json');
   });
 
   it('--no-wait prints the job id; voice wait finishes it and --out writes the files', async () => {
@@ -178,6 +205,14 @@ describe('voice upload', () => {
     expect(jobRow(JSON.parse(ok.stdout).jobId)?.workspace_guid).toBe(WS.support);
   });
 
+  it('uses the only voice-enabled workspace an unbound key reaches', async () => {
+    // Priya reaches Product Team and Sales; Sales has voice jobs disabled
+    const r = await cli(['voice', 'upload', speech, '--json'], DEMO_KEYS.member.token);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`Using workspace Product Team (${WS.product})`);
+    expect(jobRow(JSON.parse(r.stdout).jobId)?.workspace_guid).toBe(WS.product);
+  });
+
   it('asks for the workspace on a terminal (pseudo-terminal via script)', async () => {
     const cmd = [process.execPath, BIN, 'voice', 'upload', speech, '--json'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: config.dir, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: DEMO_KEYS.admin.token };
@@ -230,6 +265,23 @@ describe('voice upload against a faulty or slow sandbox', () => {
     }
   });
 
+  it('gives up after 3 more upload attempts and deletes the job it created', async () => {
+    const down = await startTestSandbox({ options: { jobSeconds: PACE }, faults: '503=1@/sandbox/uploads' });
+    try {
+      const r = await cli(['voice', 'upload', speech], DEMO_KEYS.workspaceKey.token, down.baseUrl);
+      expect(r.exitCode, r.stderr).toBe(8);
+      for (const attempt of [2, 3, 4]) expect(r.stderr).toContain(`starting over (attempt ${attempt})`);
+      expect(r.stderr).not.toContain('attempt 5');
+      const uploads = down.db.all<{ status: number }>("SELECT status FROM request_log WHERE path LIKE '/sandbox/uploads/%'");
+      expect(uploads.map((u) => u.status)).toEqual([503, 503, 503, 503]);
+      const job = down.db.get<{ id: string; deleted: number }>('SELECT id, deleted FROM voice_jobs');
+      expect(job?.deleted).toBe(1);
+      expect(r.stderr).toContain(`Deleted job ${job!.id}: its upload did not complete.`);
+    } finally {
+      await down.close();
+    }
+  });
+
   it('Ctrl-C during the upload deletes the job it created', async () => {
     const slow = await startTestSandbox({ options: { jobSeconds: PACE }, faults: 'latency=1:8000@/sandbox/uploads' });
     try {
@@ -253,6 +305,54 @@ describe('voice upload against a faulty or slow sandbox', () => {
       const settle = Date.now() + 5000;
       while (job()!.deleted !== 1 && Date.now() < settle) await new Promise((r) => setTimeout(r, 50));
       expect(job()!.deleted, stderr).toBe(1);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('a job that takes longer than --timeout', () => {
+  it('exits 8, leaves the job running and says how to resume', async () => {
+    const slow = await startTestSandbox({ options: { jobSeconds: 30 } });
+    try {
+      const r = await cli(['voice', 'upload', speech, '--timeout', '2s', '--summary'], DEMO_KEYS.workspaceKey.token, slow.baseUrl);
+      expect(r.exitCode, r.stderr).toBe(8);
+      const id = /Created voice job ([0-9a-f-]{36})/.exec(r.stderr)![1];
+      expect(r.stderr).toContain(`gave up waiting after 2s: job ${id} is still UPLOADED`);
+      expect(r.stderr).toContain(`resume with \`notevox voice wait ${id} --summary\``);
+      expect(slow.db.get<{ status: string; deleted: number }>('SELECT status, deleted FROM voice_jobs WHERE id = ?', [id])).toMatchObject({ status: 'UPLOADED', deleted: 0 });
+      // the last look is at the deadline, not one poll interval before it
+      const polls = slow.db.all<{ at: string }>("SELECT at FROM request_log WHERE method = 'GET' AND path = ?", [`/v1/external/voice-file/jobs/${id}`]);
+      expect(Date.parse(polls[polls.length - 1].at) - Date.parse(polls[0].at)).toBeGreaterThanOrEqual(1900);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('Ctrl-C after upload-complete', () => {
+  it('leaves the job running and prints the command that resumes it', async () => {
+    const slow = await startTestSandbox({ options: { jobSeconds: 30 } });
+    try {
+      const out = join(dir, 'resume out');
+      const child = spawn(process.execPath, [BIN, 'voice', 'upload', speech, '--format', 'srt', '--out', out], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, CI: '1', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: config.dir, NOTEVOX_BASE_URL: slow.baseUrl, NOTEVOX_API_KEY: DEMO_KEYS.workspaceKey.token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const until = Date.now() + 20_000;
+      while (!/UPLOADED · \d+s/.test(stderr)) {
+        if (Date.now() > until) throw new Error(`the wait never started: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      const id = /Created voice job ([0-9a-f-]{36})/.exec(stderr)![1];
+      expect(stderr).toContain(`Job ${id} keeps running on the service. Resume with: notevox voice wait ${id} --format srt --out '${out}'`);
+      const row = slow.db.get<{ status: string; deleted: number }>('SELECT status, deleted FROM voice_jobs WHERE id = ?', [id]);
+      expect(row).toMatchObject({ status: 'UPLOADED', deleted: 0 });
     } finally {
       await slow.close();
     }

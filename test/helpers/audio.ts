@@ -154,6 +154,47 @@ export function writeLargeWav(path: string, dataBytes: number, sampleRate = 1600
   }
 }
 
+// ---- MP4/M4A without an encoder ----
+
+const mp4Box = (type: string, ...parts: Buffer[]): Buffer => {
+  const body = Buffer.concat(parts);
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(8 + body.length, 0);
+  head.write(type, 4, 'latin1');
+  return Buffer.concat([head, body]);
+};
+const be32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n >>> 0);
+  return b;
+};
+const be16 = (n: number) => {
+  const b = Buffer.alloc(2);
+  b.writeUInt16BE(n);
+  return b;
+};
+const UNITY = Buffer.concat([0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000].map(be32));
+
+/**
+ * An M4A file (ftyp `M4A `, one AAC sound track) whose headers announce `seconds` of audio but which holds no
+ * samples: enough for the format and duration (music-metadata reads the headers; the sandbox cuts MP4 into
+ * fixed windows without decoding it). No AAC encoder is needed.
+ */
+export function m4aHeaderOnly(seconds: number, sampleRate = 44100): Buffer {
+  const timescale = 1000;
+  const duration = Math.round(seconds * timescale);
+  const mvhd = mp4Box('mvhd', be32(0), be32(0), be32(0), be32(timescale), be32(duration), be32(0x10000), be16(0x100), Buffer.alloc(10), UNITY, Buffer.alloc(24), be32(2));
+  const tkhd = mp4Box('tkhd', be32(7), be32(0), be32(0), be32(1), be32(0), be32(duration), Buffer.alloc(8), be16(0), be16(0), be16(0x100), be16(0), UNITY, be32(0), be32(0));
+  const mdhd = mp4Box('mdhd', be32(0), be32(0), be32(0), be32(sampleRate), be32(Math.round(seconds * sampleRate)), be16(0x55c4), be16(0));
+  const hdlr = mp4Box('hdlr', be32(0), be32(0), Buffer.from('soun', 'latin1'), Buffer.alloc(12), Buffer.alloc(1));
+  const mp4a = mp4Box('mp4a', Buffer.alloc(6), be16(1), Buffer.alloc(8), be16(1), be16(16), be16(0), be16(0), be32(sampleRate * 65536));
+  const empty = (type: string, extra = 0) => mp4Box(type, be32(0), ...Array.from({ length: 1 + extra }, () => be32(0)));
+  const stbl = mp4Box('stbl', mp4Box('stsd', be32(0), be32(1), mp4a), empty('stts'), empty('stsc'), empty('stsz', 1), empty('stco'));
+  const minf = mp4Box('minf', mp4Box('smhd', be32(0), be16(0), be16(0)), stbl);
+  const moov = mp4Box('moov', mvhd, mp4Box('trak', tkhd, mp4Box('mdia', mdhd, hdlr, minf)));
+  return Buffer.concat([mp4Box('ftyp', Buffer.from('M4A ', 'latin1'), be32(0), Buffer.from('M4A mp42isom', 'latin1')), moov, mp4Box('mdat')]);
+}
+
 export function writeSpeechLikeWav(path: string, p: PhraseOptions = THREE_WORDS, o: SynthOptions & { bitDepth?: BitDepth } = {}): Phrase {
   const { bytes, phrase: ph } = speechLikeWav(p, o);
   writeFileSync(path, bytes);

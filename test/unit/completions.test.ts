@@ -68,7 +68,7 @@ describe('bash behaviour', () => {
     expect(complete(file, ['notevox', 'notes', ''])).toContain('list');
     expect(complete(file, ['notevox', 'notes', 'list', '--li'])).toEqual(['--limit']);
     expect(complete(file, ['notevox', 'notes', 'list', '--js'])).toEqual(['--json']);
-    expect(complete(file, ['notevox', '-o', ''])).toEqual(['csv', 'json', 'ndjson', 'table', 'tsv']);
+    expect(complete(file, ['notevox', '-o', ''])).toEqual(['csv', 'json', 'ndjson', 'srt', 'table', 'text', 'tsv']);
     expect(complete(file, ['notevox', 'notes', 'list', '--output=nd'])).toEqual(['--output=ndjson']);
     expect(complete(file, ['notevox', '--output', '=', 'ts'])).toEqual(['tsv']);
     expect(complete(file, ['notevox', '--profile', 'notes', 'l'])).toEqual([]);
@@ -89,7 +89,7 @@ describe('fish behaviour', () => {
     expect(complete('notevox no')).toContain('notes');
     expect(complete('notevox notes ')).toContain('list');
     expect(complete('notevox -o json notes list --li')).toEqual(['--limit']);
-    expect(complete('notevox notes list --output ')).toEqual(['csv', 'json', 'ndjson', 'table', 'tsv']);
+    expect(complete('notevox notes list --output ')).toEqual(['csv', 'json', 'ndjson', 'srt', 'table', 'text', 'tsv']);
   });
 });
 

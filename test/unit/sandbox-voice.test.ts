@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { LIMITS } from '../../src/contract/limits.js';
 import * as schemas from '../../src/contract/schemas.js';
 import { DEMO_KEYS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { uploadSignature } from '../../src/sandbox/voice/jobs.js';
+import { ORPHANED_MESSAGE } from '../../src/sandbox/voice/worker.js';
 import { garbageWav, speechLikeWav, THREE_WORDS, writeLargeWav } from '../helpers/audio.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
 
@@ -239,6 +240,12 @@ describe('job lifecycle', () => {
     expect((await get(job.id, K.workspaceKey, '/translations/ko_KR')).json).toEqual(translations.content[0]);
     expectError(await get(job.id, K.workspaceKey, '/translations/ja_JP'), 404, 404000);
     expectError(await get(job.id, K.workspaceKey, '/translations/ja_JP/paragraph-summary'), 404, 404000);
+    // a path locale that is not of the form ll_CC is a bad request (decisions.md §1.6), not a missing translation
+    for (const suffix of ['/translations/korean', '/translations/ko-KR/paragraph-summary']) {
+      const bad = await get(job.id, K.workspaceKey, suffix);
+      expectError(bad, 400, 400000);
+      expect(bad.json.error.detail).toContain('ll_CC');
+    }
 
     const summary = (await get(job.id, K.workspaceKey, '/paragraph-summary')).json;
     expect(schemas.paragraphSummary.safeParse(summary).success).toBe(true);
@@ -270,7 +277,6 @@ describe('job lifecycle', () => {
     const file = join(tmp, 'long.wav');
     const seconds = LIMITS.audioMaxSeconds + 600;
     writeLargeWav(file, seconds * 100 * 2, 100); // 100 samples per second keeps the file small
-    const { readFileSync } = await import('node:fs');
     const id = await submit(readFileSync(file));
     const failed = await waitFor(id, ['COMPLETED', 'FAILED']);
     expect(failed.status).toBe('FAILED');
@@ -296,6 +302,65 @@ describe('job lifecycle', () => {
       expect(slow.db.get<{ status: string }>('SELECT status FROM voice_jobs WHERE id = ?', [id])?.status).toBe('UPLOADED');
     } finally {
       await slow.close();
+    }
+  });
+});
+
+describe('jobs a sandbox process cannot finish', () => {
+  it('DELETE ends a transcriber command still running for the job', async () => {
+    const slow = await inProcessSandbox({ options: { jobSeconds: 0.05 } });
+    const pidFile = join(tmp, 'stt.pid');
+    slow.rt.options.transcriberCommand = `sleep 30 & echo $! > '${pidFile}'; wait # {file}`;
+    try {
+      const created = await slow.call('POST', JOBS, { key: K.workspaceKey, body: {} });
+      const id = created.json.id;
+      await slow.app.request(created.json.uploadUri, { method: 'PUT', body: speech.bytes, headers: { 'content-type': 'audio/wav' } });
+      expect((await slow.call('PUT', `${JOBS}/${id}/upload-complete`, { key: K.workspaceKey })).status).toBe(200);
+      const until = Date.now() + 10_000;
+      while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8').trim()) {
+        if (Date.now() > until) throw new Error('the transcriber command never started');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      const alive = () => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      expect(alive()).toBe(true);
+      expect((await slow.call('DELETE', `${JOBS}/${id}`, { key: K.workspaceKey })).status).toBe(204);
+      const gone = Date.now() + 3000;
+      while (alive() && Date.now() < gone) await new Promise((r) => setTimeout(r, 20));
+      expect(alive()).toBe(false);
+      await new Promise((r) => setTimeout(r, 200)); // past the stage's pace
+      expect(slow.db.get<{ status: string; error_message: string | null }>('SELECT status, error_message FROM voice_jobs WHERE id = ?', [id])).toEqual({
+        status: 'PROCESSING',
+        error_message: null,
+      });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('a job left UPLOADED by an earlier sandbox process over the same --state ends FAILED', async () => {
+    const stateFile = join(tmp, 'restart.db');
+    const first = await inProcessSandbox({ stateFile, options: { jobSeconds: 60 } });
+    const created = await first.call('POST', JOBS, { key: K.workspaceKey, body: {} });
+    const id = created.json.id;
+    await first.app.request(created.json.uploadUri, { method: 'PUT', body: speech.bytes, headers: { 'content-type': 'audio/wav' } });
+    expect((await first.call('PUT', `${JOBS}/${id}/upload-complete`, { key: K.workspaceKey })).json.status).toBe('UPLOADED');
+    await first.close();
+    const second = await inProcessSandbox({ stateFile, options: { jobSeconds: PACE_SECONDS } });
+    try {
+      const job = await second.call('GET', `${JOBS}/${id}`, { key: K.workspaceKey });
+      expect(job.json).toMatchObject({ status: 'FAILED', errorMessage: ORPHANED_MESSAGE });
+      expect(job.json.processCompletedAt).not.toBeNull();
+      expectError(await second.call('GET', `${JOBS}/${id}/transcript`, { key: K.workspaceKey }), 409, 409000);
+    } finally {
+      await second.close();
     }
   });
 });

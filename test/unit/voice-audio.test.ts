@@ -8,7 +8,7 @@ import { detectSegments, fixedWindows, spreadOverSegments } from '../../src/sand
 import { sniffAudio } from '../../src/sandbox/voice/sniff.js';
 import { buildCommand, parseTranscriberOutput, runTranscriber, TranscriberFailed } from '../../src/sandbox/voice/transcriber.js';
 import { wordReplacer } from '../../src/sandbox/voice/words.js';
-import { espeakWav, soxConvert, speechLikeWav, THREE_WORDS, toolsAvailable, wavBytes, type BitDepth } from '../helpers/audio.js';
+import { espeakWav, m4aHeaderOnly, soxConvert, speechLikeWav, THREE_WORDS, toolsAvailable, wavBytes, type BitDepth } from '../helpers/audio.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'nvx-audio-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -89,6 +89,15 @@ describe('speech segments', () => {
     ]);
   });
 
+  it('reads M4A by its content (the upload has no extension) and cuts it into fixed windows', async () => {
+    const a = await analyzeAudio(write('job.upload', m4aHeaderOnly(25)));
+    expect(a.format).toBe('M4A (MPEG-4/AAC, 44100 Hz, 1 channel)');
+    expect(a.durationMs).toBe(25_000);
+    expect(a.segmentation).toBe('windows');
+    expect(a.segments).toEqual(fixedWindows(25_000));
+    await expect(analyzeAudio(write('long.upload', m4aHeaderOnly(4 * 3600 + 61)))).rejects.toThrow('the audio is 4 h 01 min long; voice file jobs take at most 4 hours');
+  });
+
   it('rejects what it cannot process', async () => {
     await expect(analyzeAudio(write('text.wav', 'plain text, not audio'))).rejects.toThrow(AudioRejected);
     await expect(analyzeAudio(write('text.wav', 'plain text, not audio'))).rejects.toThrow(/unsupported audio format.*"plain text, "/);
@@ -129,7 +138,14 @@ describe('transcriber command', () => {
 
   it('fails with the first stderr line, or on timeout', async () => {
     await expect(runTranscriber('echo; echo "  no model" >&2; exit 4 # {file}', '/x')).rejects.toThrow('the transcriber command failed (exit code 4): no model');
-    await expect(runTranscriber('sleep 5 # {file}', '/x', 200)).rejects.toThrow('timed out after 0 s');
+    await expect(runTranscriber('sleep 5 # {file}', '/x', 200)).rejects.toThrow('the transcriber command timed out after 0.2 s');
+    // the whole process group ends, not only the shell: a program still holding stdout would keep it waiting
+    const started = Date.now();
+    await expect(runTranscriber('sleep 5; echo late # {file}', '/x', 200)).rejects.toThrow('timed out');
+    expect(Date.now() - started).toBeLessThan(2000);
+    const cancel = new AbortController();
+    setTimeout(() => cancel.abort(), 100);
+    await expect(runTranscriber('sleep 5 | cat # {file}', '/x', 10_000, cancel.signal)).rejects.toThrow('the transcriber command was cancelled');
   });
 });
 

@@ -5,12 +5,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/client/client.js';
 import { ApiError, NetworkError } from '../../src/client/errors.js';
 import type { Endpoint } from '../../src/contract/types.js';
+import { pool } from '../../src/commands/voice/batch.js';
 import { completeUpload, isTransient, nextPollDelay, POLL } from '../../src/commands/voice/job.js';
 import { checkJobId, parseDuration, parseTranslate, shellWord } from '../../src/commands/voice/options.js';
 import { COMPLETE_MARKER, resultsJson, srtTime, toSrt, writeResults, type Results } from '../../src/commands/voice/output.js';
 import { preflight } from '../../src/commands/voice/preflight.js';
 import { EXIT } from '../../src/errors.js';
-import { speechLikeWav, THREE_WORDS } from '../helpers/audio.js';
+import { m4aHeaderOnly, speechLikeWav, THREE_WORDS } from '../helpers/audio.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'nvx-voice-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -131,8 +132,41 @@ describe('preflight', () => {
     const f = await preflight(wavAsMp3);
     expect(f).toMatchObject({ kind: 'wav', contentType: 'audio/wav', name: 'actually-a-wav.mp3' });
     expect(f.durationSeconds).toBeCloseTo(3.37, 1);
+    const m4aAsBin = join(dir, 'meeting.bin');
+    writeFileSync(m4aAsBin, m4aHeaderOnly(90));
+    expect(await preflight(m4aAsBin)).toMatchObject({ kind: 'mp4', contentType: 'audio/mp4', durationSeconds: 90 });
+    const long = join(dir, 'long.m4a');
+    writeFileSync(long, m4aHeaderOnly(4 * 3600 + 300));
+    await expect(preflight(long)).rejects.toMatchObject({ exitCode: EXIT.USAGE, message: `${long} is 4 h 05 min long; voice file jobs take at most 4 hours` });
     const textAsWav = join(dir, 'notes.wav');
     writeFileSync(textAsWav, 'not audio at all');
     await expect(preflight(textAsWav)).rejects.toMatchObject({ exitCode: EXIT.USAGE, message: expect.stringContaining('is not WAV, MP3 or MP4/M4A audio') });
+  });
+});
+
+describe('batch pool', () => {
+  it('runs at most `limit` items at a time, all of them, and passes an error on after the others finished', async () => {
+    let running = 0;
+    let peak = 0;
+    const done: number[] = [];
+    const items = Array.from({ length: 9 }, (_, i) => i);
+    await pool(items, 3, async (i) => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, 5 + (i % 3) * 5));
+      running--;
+      done.push(i);
+    });
+    expect(peak).toBe(3);
+    expect(done.sort((a, b) => a - b)).toEqual(items);
+    const finished: number[] = [];
+    await expect(
+      pool([0, 1, 2], 2, async (i) => {
+        if (i === 0) throw new Error('boom');
+        await new Promise((r) => setTimeout(r, 10));
+        finished.push(i);
+      }),
+    ).rejects.toThrow('boom');
+    expect(finished).toEqual([1, 2]);
   });
 });

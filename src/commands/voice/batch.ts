@@ -163,7 +163,7 @@ async function processItem(ctx: Context, client: ApiClient, item: Item, req: Job
 }
 
 /** Run `work` over `items`, at most `limit` at a time; waits for every worker before passing an error on. */
-async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) await work(items[next++]);

@@ -68,7 +68,7 @@ export async function waitWithResumeHint(
   const hint = once(() => ctx.io.info(`Job ${id} keeps running on the service. Resume with: ${o.resume}`));
   const unregister = ctx.onInterrupt(hint);
   try {
-    return await waitForJob(ctx, client, id, { timeoutMs: o.timeoutMs, onStatus: o.onStatus });
+    return await waitForJob(ctx, client, id, { timeoutMs: o.timeoutMs, onStatus: o.onStatus, resume: o.resume });
   } catch (e) {
     if (ctx.signal.aborted) await hint();
     throw e;
@@ -102,11 +102,13 @@ export function singleJobView(ctx: Context, file?: AudioFile) {
   let printed: string | undefined;
   const line = () => `Job ${current.id}: ${current.status} · ${seconds(Date.now() - since)}`;
 
+  // A fresh bar per attempt: its rate and ETA are those of the attempt under way, not diluted by a failed one.
+  const startBar = (label: string) => file && ctx.io.progress({ total: file.size, unit: 'bytes', label });
   const events: JobEvents = {
     created(id) {
       ctx.io.success(`Created voice job ${id}`);
       uploadStarted = Date.now();
-      if (file) bar = ctx.io.progress({ total: file.size, unit: 'bytes', label: `Uploading ${file.name}` });
+      bar = startBar(`Uploading ${file?.name}`);
     },
     upload: {
       progress(n) {
@@ -114,10 +116,10 @@ export function singleJobView(ctx: Context, file?: AudioFile) {
         sent = n;
       },
       retry(attempt, reason) {
-        bar?.tick(-sent);
+        bar?.done();
         sent = 0;
-        bar?.addRetry();
-        if (!live) ctx.io.info(`Upload failed (${reason}); starting over (attempt ${attempt})`);
+        ctx.io.info(`Upload failed (${reason}); starting over (attempt ${attempt})`);
+        bar = startBar(`Uploading ${file?.name} (attempt ${attempt})`);
       },
       done() {
         if (file) bar?.done(`Uploaded ${file.name} (${formatBytes(file.size)}) in ${seconds(Date.now() - uploadStarted)}`);

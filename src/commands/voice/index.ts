@@ -6,7 +6,26 @@ const JOB = '3f2b8c1e-4d5a-4e6f-9a7b-8c9d0e1f2a3b';
 const uploadMb = LIMITS.uploadMaxBytes / 1e6;
 const maxHours = LIMITS.audioMaxSeconds / 3600;
 const TIMEOUT_HELP = 'how long to wait for the job, e.g. 90s, 30m, 2h (default 2h); the per-request timeout then comes from the `timeout` setting';
-const FORMAT_HELP = 'text (the transcript), json (transcript, translations, summary) or srt (subtitles); -o json/--json also select json';
+const FORMAT_HELP = 'text (the transcript), json (transcript, translations, summary) or srt (subtitles); the same as -o text|json|srt (--json is json)';
+
+/** Results modes that only the commands with --format know; the root's -o accepts them and they are moved here. */
+const RESULT_MODES = ['text', 'srt'];
+
+/**
+ * `-o text|json|srt` on the result commands: the root program parses -o (its formats are table, json, …), so
+ * before the action runs a `text` or `srt` value moves to the command's own --format (an explicit --format wins).
+ * Other voice commands take `-o text` as their default view.
+ */
+function outputToFormat(program: Command) {
+  return (_voice: Command, actionCmd: Command) => {
+    const value = program.getOptionValue('output') as string | undefined;
+    if (value === undefined || !RESULT_MODES.includes(value)) return;
+    const hasFormat = actionCmd.options.some((o) => o.long === '--format');
+    if (!hasFormat && value !== 'text') return; // -o srt elsewhere is refused with the list of formats
+    if (hasFormat && actionCmd.getOptionValue('format') === undefined) actionCmd.setOptionValue('format', value);
+    program.setOptionValue('output', undefined);
+  };
+}
 
 /** Options that shape how a finished job is shown and saved. */
 function resultOptions(cmd: Command): Command {
@@ -20,6 +39,7 @@ function resultOptions(cmd: Command): Command {
 export function registerVoice(program: Command): void {
   const voice = program.command('voice').description('voice file jobs: upload a recording, get its transcript, translations and summary');
   const load = () => import('./run.js');
+  voice.hook('preAction', outputToFormat(program));
 
   examples(
     resultOptions(

@@ -68,8 +68,8 @@ interface WorkspaceLite {
 
 /**
  * The workspaceGuid for a new job: --workspace (guid or name) when given; nothing for a key bound to a workspace
- * (the service uses that one); for an unbound key a choice among the voice-enabled workspaces it reaches, asked
- * on a terminal, else exit 10 naming --workspace and listing them.
+ * (the service uses that one); for an unbound key the voice-enabled workspace it reaches when there is just one,
+ * else a choice among them, asked on a terminal, or exit 10 naming --workspace and listing them.
  */
 export async function jobWorkspace(ctx: Context, client: ApiClient, flag: string | undefined): Promise<string | undefined> {
   if (flag) return resolveWorkspace(ctx, flag);
@@ -79,6 +79,10 @@ export async function jobWorkspace(ctx: Context, client: ApiClient, flag: string
   const choices = all.filter((w) => w.voiceFileEnabled);
   if (choices.length === 0)
     throw new CliError('no workspace this key reaches has voice file jobs enabled', { exitCode: EXIT.FORBIDDEN, hint: 'An admin must enable voice file jobs for a workspace.' });
+  if (choices.length === 1) {
+    ctx.io.info(`Using workspace ${choices[0].name} (${choices[0].guid}), the only one this key reaches with voice file jobs enabled.`);
+    return choices[0].guid;
+  }
   const listed = choices.map((w) => `${w.guid} (${w.name})`).join(', ');
   if (!ctx.io.canPrompt) {
     throw new CliError(`this ${me.keyType.toLowerCase()} key is bound to no workspace, so the job needs one and prompting is not allowed here`, {
@@ -150,9 +154,14 @@ export function nextPollDelay(previousMs: number | undefined, random: () => numb
 
 /**
  * Poll until COMPLETED or FAILED. The delay grows from 1 s to a 30 s cap and starts over when the status changes;
- * transient failures are tolerated (up to 5 in a row); past `timeoutMs` the job is left running (exit 8).
+ * transient failures are tolerated (up to 5 in a row); after a last look at `timeoutMs` the job is left running (exit 8).
  */
-export async function waitForJob(ctx: Context, client: ApiClient, id: string, o: { timeoutMs: number; onStatus: (job: VoiceJob, elapsedMs: number) => void }): Promise<VoiceJob> {
+export async function waitForJob(
+  ctx: Context,
+  client: ApiClient,
+  id: string,
+  o: { timeoutMs: number; onStatus: (job: VoiceJob, elapsedMs: number) => void; resume?: string },
+): Promise<VoiceJob> {
   const started = Date.now();
   let delay: number | undefined;
   let last: JobStatus | undefined;
@@ -172,13 +181,15 @@ export async function waitForJob(ctx: Context, client: ApiClient, id: string, o:
     }
     const next = nextPollDelay(delay);
     delay = next.base;
-    if (Date.now() - started + next.wait > o.timeoutMs) {
+    // The last look is at the deadline itself: a job that finishes just in time is not given up on.
+    const remaining = o.timeoutMs - (Date.now() - started);
+    if (remaining <= 0) {
       throw new CliError(`gave up waiting after ${formatDuration(o.timeoutMs / 1000)}: job ${id} is still ${last ?? 'unknown'}`, {
         exitCode: EXIT.UNAVAILABLE,
-        hint: `It keeps running; resume with \`notevox voice wait ${id}\` (raise --timeout to wait longer).`,
+        hint: `It keeps running; resume with \`${o.resume ?? `notevox voice wait ${id}`}\` (raise --timeout to wait longer).`,
       });
     }
-    await sleep(next.wait, ctx.signal);
+    await sleep(Math.min(next.wait, remaining), ctx.signal);
   }
 }
 

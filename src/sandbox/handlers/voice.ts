@@ -1,12 +1,13 @@
 import type { Hono } from 'hono';
 import { ERROR_CODES } from '../../contract/errors.js';
+import { LIMITS } from '../../contract/limits.js';
 import { reachesWorkspace } from '../access.js';
 import { ApiFailure, badRequest, conflict, notFound } from '../http.js';
 import { newUuid } from '../ids.js';
 import type { HandlerContext, HandlerMap, Principal, SandboxRuntime } from '../types.js';
 import { getJob, jobJson, jobVisible, removeUpload, signedUploadUri, UPLOAD_ROUTE, type JobRow } from '../voice/jobs.js';
 import { receiveUpload } from '../voice/upload.js';
-import { startWorker } from '../voice/worker.js';
+import { cancelJob, settleOrphan, startWorker } from '../voice/worker.js';
 
 /** Voice file jobs (decisions.md §4): create, upload (signed URL), upload-complete, status, results, delete. */
 
@@ -33,7 +34,7 @@ function visibleJob(ctx: HandlerContext): JobRow {
   requireVoicePermission(ctx.principal);
   const job = getJob(ctx.rt.db, String(ctx.params.jobId));
   if (!job || !jobVisible(ctx.rt.db, ctx.principal, job)) throw notFound('voice file job');
-  return job;
+  return settleOrphan(ctx.rt, job);
 }
 
 type CompletedJob = JobRow & { transcript: NonNullable<JobRow['transcript']> };
@@ -47,9 +48,15 @@ function completed(job: JobRow): CompletedJob {
 
 const completedJob = (ctx: HandlerContext) => completed(visibleJob(ctx));
 
-/** The requested translation locale of the path (404 for one the job was not created with). */
-function translationLocale(ctx: HandlerContext, job: JobRow): string {
+/** A locale of the path must have the form ll_CC (decisions.md §1.6): 400 before the job is looked at. */
+function pathLocale(ctx: HandlerContext): string {
   const locale = String(ctx.params.locale);
+  if (!LIMITS.localePattern.test(locale)) throw badRequest('invalid path', `locale: "${locale}" is not a locale of the form ll_CC, e.g. ko_KR`);
+  return locale;
+}
+
+/** The requested translation locale of the path (404 for one the job was not created with). */
+function translationLocale(job: JobRow, locale: string): string {
   if (!job.translation_locales.includes(locale)) {
     const asked = job.translation_locales.length ? job.translation_locales.join(', ') : 'none';
     throw new ApiFailure(ERROR_CODES.NOT_FOUND, `translation ${locale} not found`, `the job was created with translationLocales: ${asked}`);
@@ -96,6 +103,7 @@ export const voiceHandlers: HandlerMap = {
   'voice.delete': (ctx) => {
     const job = visibleJob(ctx);
     ctx.rt.db.run('UPDATE voice_jobs SET deleted = 1 WHERE id = ?', [job.id]);
+    cancelJob(ctx.rt, job.id);
     removeUpload(ctx.rt, job.id);
     return undefined;
   },
@@ -111,8 +119,9 @@ export const voiceHandlers: HandlerMap = {
   },
 
   'voice.translation': (ctx) => {
+    const requested = pathLocale(ctx);
     const job = visibleJob(ctx);
-    const locale = translationLocale(ctx, job);
+    const locale = translationLocale(job, requested);
     const t = (completed(job).translations ?? []).find((x) => x.locale === locale);
     if (!t) throw notFound(`translation ${locale}`);
     return { jobId: job.id, ...t };
@@ -122,8 +131,9 @@ export const voiceHandlers: HandlerMap = {
   'voice.transcriptSummary': transcriptSummary,
 
   'voice.translationSummary': (ctx) => {
+    const requested = pathLocale(ctx);
     const job = visibleJob(ctx);
-    const locale = translationLocale(ctx, job);
+    const locale = translationLocale(job, requested);
     return summaryBody(job.id, locale, completed(job).summary?.translations[locale] ?? '');
   },
 };

@@ -1,4 +1,4 @@
-import { exec } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { z } from 'zod';
 
 /**
@@ -70,18 +70,55 @@ const firstLine = (s: string) =>
     .map((l) => l.trim())
     .find(Boolean);
 
-/** Run the command on `file` and read its paragraphs. */
-export function runTranscriber(template: string, file: string, timeoutMs = TRANSCRIBER_TIMEOUT_MS): Promise<RawParagraph[]> {
+/** "600 s", "0.2 s": a timeout in messages. */
+const secondsText = (ms: number) => `${ms >= 10_000 ? Math.round(ms / 1000) : Number((ms / 1000).toFixed(1))} s`;
+
+/**
+ * Run the command on `file` and read its paragraphs. The shell runs in its own process group, so a timeout or
+ * `signal` (the job was deleted) ends the program it started too, not only the shell.
+ */
+export function runTranscriber(template: string, file: string, timeoutMs = TRANSCRIBER_TIMEOUT_MS, signal?: AbortSignal): Promise<RawParagraph[]> {
   return new Promise((resolve, reject) => {
-    exec(buildCommand(template, file), { timeout: timeoutMs, maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err) {
-        const e = err as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null; code?: number | string };
-        if (e.killed && e.signal === 'SIGTERM') return reject(new TranscriberFailed(`the transcriber command timed out after ${Math.round(timeoutMs / 1000)} s`));
-        const why = typeof e.code === 'number' ? `exit code ${e.code}` : e.signal ? `signal ${e.signal}` : String(e.code ?? e.message);
-        return reject(new TranscriberFailed(`the transcriber command failed (${why})${firstLine(stderr) ? `: ${firstLine(stderr)}` : ''}`));
+    if (signal?.aborted) return reject(new TranscriberFailed('the transcriber command was cancelled'));
+    const child = spawn('/bin/sh', ['-c', buildCommand(template, file)], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let err = '';
+    let ended: string | undefined; // why notevox ended the command
+    const killGroup = (why: string) => {
+      ended ??= why;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => killGroup(`the transcriber command timed out after ${secondsText(timeoutMs)}`), timeoutMs);
+    const onAbort = () => killGroup('the transcriber command was cancelled');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', (b: Buffer) => {
+      outBytes += b.length;
+      if (outBytes > MAX_OUTPUT_BYTES) return killGroup(`the transcriber command printed more than ${MAX_OUTPUT_BYTES / 1024 / 1024} MiB`);
+      out.push(b);
+    });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => {
+      if (err.length < 64 * 1024) err += s;
+    });
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      reject(new TranscriberFailed(`the transcriber command could not start: ${e.message}`));
+    });
+    child.on('close', (code, sig) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (ended) return reject(new TranscriberFailed(ended));
+      if (code !== 0) {
+        const why = code !== null ? `exit code ${code}` : `signal ${sig}`;
+        return reject(new TranscriberFailed(`the transcriber command failed (${why})${firstLine(err) ? `: ${firstLine(err)}` : ''}`));
       }
       try {
-        resolve(parseTranscriberOutput(stdout));
+        resolve(parseTranscriberOutput(Buffer.concat(out).toString('utf8')));
       } catch (parseError) {
         reject(parseError as Error);
       }
