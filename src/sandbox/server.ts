@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { RATE_LIMIT_SPEC } from '../contract/limits.js';
 import { createApp } from './app.js';
 import { openDatabase, type Db } from './db.js';
 import { demoSeed } from './demo-seed.js';
@@ -16,7 +17,7 @@ export interface SandboxOptions {
   host?: string;
   seedFile?: string;
   stateFile?: string;
-  /** `N/60s`, or `0` for off. Default 600/60s. */
+  /** `N/60s`, or `0` for off. Default: the service's limit (RATE_LIMIT_SPEC). */
   rateLimit?: string;
   faults?: string;
   faultSeed?: number;
@@ -43,7 +44,9 @@ export class SandboxConfigError extends Error {}
 
 export function makeClock(nowIso?: string): Clock {
   if (!nowIso) return { now: () => new Date() };
-  const start = Date.parse(nowIso);
+  // An ISO 8601 date, or date and time with a zone: no local-time guessing, no free-form dates.
+  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/i.test(nowIso.trim());
+  const start = iso ? Date.parse(nowIso.trim()) : NaN;
   if (Number.isNaN(start)) throw new SandboxConfigError(`--now "${nowIso}" is not an ISO 8601 instant, e.g. 2026-11-01T09:00:00Z`);
   const t0 = Date.now();
   return { now: () => new Date(start + (Date.now() - t0)) };
@@ -53,7 +56,7 @@ export function makeClock(nowIso?: string): Clock {
 export async function prepareSandbox(opts: SandboxOptions) {
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
   const clock = makeClock(opts.now);
-  const rateLimit = parseRateLimit(opts.rateLimit ?? '600/60s');
+  const rateLimit = parseRateLimit(opts.rateLimit ?? RATE_LIMIT_SPEC);
   const faults = opts.faults ? new FaultInjector(parseFaultSpec(opts.faults), opts.faultSeed ?? Date.now()) : null;
   const db = await openDatabase({ stateFile: opts.stateFile, onError: (e) => log(`sandbox: could not write state: ${e.message}`) });
   let keys: SeedSummary['keys'] = [];
