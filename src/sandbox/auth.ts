@@ -23,7 +23,11 @@ interface KeyRow {
   legacy_scope: number;
 }
 
-const unauthorized = (code: number, message: string, detail: string | null = null) => new ApiFailure(code, message, detail);
+/** 401 with the RFC 6750 challenge: none for a missing header, invalid_request when malformed, invalid_token otherwise. */
+const unauthorized = (code: number, message: string, detail: string | null = null) => {
+  const error = code === ERROR_CODES.AUTH_MISSING ? '' : code === ERROR_CODES.AUTH_MALFORMED ? ' error="invalid_request"' : ' error="invalid_token"';
+  return new ApiFailure(code, message, detail, { 'WWW-Authenticate': `Bearer${error}` });
+};
 const DUMMY_SALT = 'notevox-sandbox-dummy-salt';
 
 /** Split a bearer value into id and secret, or say why it is malformed. */
