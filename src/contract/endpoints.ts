@@ -43,6 +43,7 @@ interface Row {
   successStatus?: number;
   page?: PageSpec;
   deprecated?: boolean;
+  updateMask?: readonly string[];
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
@@ -64,6 +65,7 @@ function row(r: Row): Endpoint {
     successStatus: r.successStatus ?? (r.method === 'DELETE' ? 204 : 200),
     page: r.page,
     deprecated: r.deprecated,
+    updateMask: r.updateMask,
     params: r.params,
     query: r.query,
     body: r.body,
@@ -138,7 +140,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   row({ id: 'notes.searchWorkspace', method: 'POST', path: '/workspaces/{workspaceGuid}/notes/search', summary: "Deep search a workspace's notes", scope: 'note:read', idempotent: true, params: wsParams, body: s.searchBody, response: s.searchResponse }),
   row({ id: 'notes.listOrganization', method: 'GET', path: '/organizations/me/notes', summary: "List the organization's notes", scope: 'note:read', keyTypes: ORG_KEYS, page: PAGE_SIZES.notes, query: noteListQuery, response: s.pageOf(s.note) }),
   row({ id: 'notes.get', method: 'GET', path: '/notes/{noteGuid}', summary: 'Get a note', scope: 'note:read', params: noteParams, response: s.note }),
-  row({ id: 'notes.update', method: 'PATCH', path: '/notes/{noteGuid}', summary: 'Rename a note', scope: 'note:write', keyTypes: USER_KEYS, idempotent: true, params: noteParams, query: p({ updateMask: z.string().optional() }), body: s.noteUpdateBody, response: s.note }),
+  row({ id: 'notes.update', method: 'PATCH', path: '/notes/{noteGuid}', summary: 'Rename a note', scope: 'note:write', keyTypes: USER_KEYS, idempotent: true, updateMask: ['title'], params: noteParams, query: p({ updateMask: z.string().optional() }), body: s.noteUpdateBody, response: s.note }),
   row({ id: 'notes.folders', method: 'GET', path: '/notes/{noteGuid}/folders', summary: "A note's folders", scope: 'note:read', params: noteParams, response: s.listOf(s.folder) }),
   row({ id: 'notes.paragraphs', method: 'GET', path: '/notes/{noteGuid}/paragraphs', summary: "A note's transcript paragraphs", scope: 'note:read', page: PAGE_SIZES.paragraphs, params: noteParams, query: p(pageQuery(PAGE_SIZES.paragraphs)), response: s.pageOf(s.paragraph) }),
   row({ id: 'notes.shareLink.get', method: 'GET', path: '/notes/{noteGuid}/share-link', summary: "A note's share link", scope: 'note:read', params: noteParams, response: s.shareLink }),
