@@ -132,7 +132,7 @@ describe('notevox sandbox start', () => {
       expect(sb.stdout()).toContain('State loaded from the state file');
       const base = /listening on (\S+)/.exec(sb.stdout())![1];
       const r = await fetch(`${base}/v1/external/notes/${DEMO_NOTES.roadmapReview}`, { headers: { authorization: `Bearer ${token(DEMO_KEYS.admin)}` } });
-      expect((await r.json()).title).toBe('Saved while running');
+      expect(((await r.json()) as { title: string }).title).toBe('Saved while running');
     } finally {
       code = await sb.stop('SIGINT');
     }

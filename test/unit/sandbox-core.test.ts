@@ -412,7 +412,7 @@ describe('a contract route without a handler', () => {
       const get = (path: string, key?: string) => app.request(path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
       const unimplemented = await get(`/v1/external/notes/${DEMO_NOTES.roadmapReview}/paragraphs`, K.admin);
       expect(unimplemented.status).toBe(404);
-      expect((await unimplemented.json()).error.code).toBe(404001);
+      expect(((await unimplemented.json()) as any).error.code).toBe(404001);
       expect((await get('/v1/external/teams/me/folders')).status).toBe(401);
       expect((await get(`/v1/external/notes/${DEMO_NOTES.roadmapReview}`, K.admin)).status).toBe(200);
     } finally {
