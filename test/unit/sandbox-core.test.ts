@@ -102,6 +102,17 @@ describe('contract', () => {
     expect(endpoint('voice.create').successStatus).toBe(200);
   });
 
+  it('encodes the key-type write rules of decisions.md §2.3–§2.4', () => {
+    const writes = ENDPOINTS.filter((e) => e.method !== 'GET' && !e.id.startsWith('notes.search'));
+    // workspace system keys write only voice-file jobs
+    expect(writes.filter((e) => e.keyTypes.includes('WORKSPACE')).map((e) => e.id).sort()).toEqual(['voice.create', 'voice.delete', 'voice.uploadComplete']);
+    // organization keys: documents, workspaces, the organization word memories, voice jobs; never renames or share links
+    const org = writes.filter((e) => e.keyTypes.includes('ORGANIZATION')).map((e) => e.id);
+    for (const id of org) expect(id, id).toMatch(/^(notes\.documents\.generate|workspaces\.|wm\.organization\.|voice\.)/);
+    for (const id of ['notes.update', 'notes.shareLink.put', 'notes.shareLink.delete']) expect(endpoint(id).keyTypes).toEqual(['USER', 'LEGACY_PERSONAL']);
+    expect(endpoint('notes.listOrganization').keyTypes).toEqual(['USER', 'ORGANIZATION']);
+  });
+
   it('maps every error code to its status and errorType', () => {
     for (const code of Object.values(ERROR_CODES)) {
       const status = Math.floor(code / 1000);
