@@ -8,7 +8,7 @@ import { ERROR_CODES, ERROR_TYPES, ERROR_TYPE_BY_STATUS, errorEnvelopeSchema, er
 import * as schemas from '../../src/contract/schemas.js';
 import { SCOPE_NAMES, scopeAllows } from '../../src/contract/scopes.js';
 import { createApp } from '../../src/sandbox/app.js';
-import { DEMO_FOLDERS, DEMO_KEYS, DEMO_NOTES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_FOLDERS, DEMO_KEYS, DEMO_NOTES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { prepareSandbox } from '../../src/sandbox/server.js';
 import { FaultInjector, FaultSpecError, parseFaultSpec } from '../../src/sandbox/faults.js';
 import { inProcessSandbox, startTestSandbox } from '../helpers/sandbox.js';
@@ -328,6 +328,19 @@ describe('sandbox core over app.request', () => {
         cursor = r.json.nextCursor;
       } while (cursor);
       expect(seen).toEqual(all.content.map((n: any) => n.guid));
+    });
+    it('checks the page size of every paged endpoint of the contract at and beyond its bounds', async () => {
+      const params = { workspaceGuid: DEMO_WORKSPACES.product, noteGuid: DEMO_NOTES.launchKickoff, pageGuid: DEMO_WIKI_PAGES.harborFreight };
+      const paged = ENDPOINTS.filter((e) => e.page);
+      expect(paged.length).toBeGreaterThanOrEqual(11);
+      for (const e of paged) {
+        const path = buildPath(e, params);
+        const { param, min, max } = e.page!;
+        // teams/me and workspaces/me need a key bound to a workspace (decisions.md §3.6)
+        const key = /\/(teams|workspaces)\/me\//.test(path) ? K.boundUser : K.admin;
+        for (const ok of [min, max]) expect((await sb.call('GET', `${path}?${param}=${ok}`, { key })).status, `${e.id} ${ok}`).toBe(200);
+        for (const bad of [min - 1, max + 1, 'x']) expectError(await sb.call('GET', `${path}?${param}=${bad}`, { key }), 400, 400003);
+      }
     });
     it('rejects a forged cursor', async () => expectError(await sb.call('GET', '/v1/external/notes?cursor=%%%', { key: K.admin }), 400, 400000));
   });
