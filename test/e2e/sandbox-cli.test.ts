@@ -129,7 +129,8 @@ describe('notevox sandbox start', () => {
     try {
       await new Promise((r) => setTimeout(r, 300));
       expect(sb.stdout()).toMatch(/^notevox sandbox listening on http:\/\/127\.0\.0\.1:\d+$/m);
-      expect(sb.stdout()).toContain('State loaded from the state file');
+      expect(sb.stdout()).toContain(`State loaded from ${state}; no seed applied.`);
+      expect(sb.stdout()).toContain(token(DEMO_KEYS.admin)); // the demo keys are recognised
       const base = /listening on (\S+)/.exec(sb.stdout())![1];
       const r = await fetch(`${base}/v1/external/notes/${DEMO_NOTES.roadmapReview}`, { headers: { authorization: `Bearer ${token(DEMO_KEYS.admin)}` } });
       expect(((await r.json()) as { title: string }).title).toBe('Saved while running');

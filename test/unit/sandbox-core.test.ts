@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { ERROR_CODES, ERROR_TYPES, ERROR_TYPE_BY_STATUS, errorEnvelopeSchema, er
 import * as schemas from '../../src/contract/schemas.js';
 import { SCOPE_NAMES, scopeAllows } from '../../src/contract/scopes.js';
 import { createApp } from '../../src/sandbox/app.js';
-import { DEMO_FOLDERS, DEMO_KEYS, DEMO_NOTES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_FOLDERS, DEMO_KEYS, demoSeed, DEMO_NOTES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { prepareSandbox } from '../../src/sandbox/server.js';
 import { FaultInjector, FaultSpecError, parseFaultSpec } from '../../src/sandbox/faults.js';
 import { inProcessSandbox, startTestSandbox } from '../helpers/sandbox.js';
@@ -588,7 +588,9 @@ describe('state file', () => {
       expect(existsSync(file)).toBe(true);
       const b = await inProcessSandbox({ stateFile: file });
       try {
-        expect(b.keys).toEqual([]); // not re-seeded
+        // not re-seeded, yet the demo keys (public values) are recognised by their hashes
+        expect(b.reloaded).toBe(true);
+        expect(b.keys).toEqual(a.keys);
         const got = await b.call('GET', `/v1/external/notes/${DEMO_NOTES.roadmapReview}`, { key: K.admin });
         expect(got.json.title).toBe('Persisted title');
       } finally {
@@ -599,6 +601,29 @@ describe('state file', () => {
         expect(out.trim()).toBe('Persisted title');
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || process.env.CI) throw e;
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('on reload lists only the keys whose secrets are public demo values', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'notevox-state-'));
+    try {
+      const seedFile = join(dir, 'seed.json');
+      const custom = { ...demoSeed, apiKeys: demoSeed.apiKeys!.map((k) => (k.id === DEMO_KEYS.admin.id ? { ...k, secret: 'a-private-secret' } : k)) };
+      writeFileSync(seedFile, JSON.stringify(custom));
+      const stateFile = join(dir, 'state.db');
+      const a = await inProcessSandbox({ seedFile, stateFile });
+      expect(a.reloaded).toBe(false);
+      expect(a.keys.find((k) => k.id === DEMO_KEYS.admin.id)?.secret).toBe('a-private-secret');
+      await a.close();
+      const b = await inProcessSandbox({ stateFile });
+      try {
+        expect(b.keys.map((k) => k.id)).toEqual(a.keys.map((k) => k.id).filter((id) => id !== DEMO_KEYS.admin.id));
+        expect(JSON.stringify(b.keys)).not.toContain('a-private-secret');
+      } finally {
+        await b.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
