@@ -8,7 +8,7 @@ import { ERROR_CODES, ERROR_TYPES, ERROR_TYPE_BY_STATUS, errorEnvelopeSchema, er
 import * as schemas from '../../src/contract/schemas.js';
 import { SCOPE_NAMES, scopeAllows } from '../../src/contract/scopes.js';
 import { createApp } from '../../src/sandbox/app.js';
-import { DEMO_FOLDERS, DEMO_KEYS, demoSeed, DEMO_NOTES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_FOLDERS, DEMO_KEYS, demoSeed, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { prepareSandbox } from '../../src/sandbox/server.js';
 import { FaultInjector, FaultSpecError, parseFaultSpec } from '../../src/sandbox/faults.js';
 import { inProcessSandbox, startTestSandbox } from '../helpers/sandbox.js';
@@ -424,6 +424,48 @@ describe('sandbox core over app.request', () => {
       expectError(await sb.call('POST', '/v1/external/auth/me', { key: K.admin, body: {} }), 404, 404001);
       expectError(await sb.call('OPTIONS', '/v1/external/notes', { key: K.admin }), 404, 404001);
     });
+  });
+});
+
+describe('responses match the contract', () => {
+  it('answers every GET endpoint with a body its response schema accepts', async () => {
+    const sb = await inProcessSandbox();
+    try {
+      const one = <T>(sql: string) => Object.values(sb.db.get<Record<string, T>>(sql)!)[0];
+      // a voice job (its results need real processing: test/unit/sandbox-voice.test.ts checks their shapes)
+      const job = (await sb.call('POST', '/v1/external/voice-file/jobs', { key: K.admin, body: { workspaceGuid: DEMO_WORKSPACES.product } })).json;
+      const note = one<string>('SELECT note_guid FROM share_links LIMIT 1');
+      const params: Record<string, string | number> = {
+        noteGuid: note,
+        workspaceGuid: DEMO_WORKSPACES.product,
+        pageGuid: DEMO_WIKI_PAGES.harborFreight,
+        folderId: DEMO_FOLDERS.roadmap,
+        templateId: DEMO_TEMPLATES.onePager,
+        summaryId: one<number>(`SELECT id FROM summaries WHERE note_guid = '${note}' LIMIT 1`),
+        documentId: one<number>(`SELECT id FROM documents WHERE note_guid = '${note}' LIMIT 1`),
+        jobId: job.id,
+        locale: 'ja_JP',
+      };
+      const results = ['voice.transcript', 'voice.translations', 'voice.translation', 'voice.summary', 'voice.transcriptSummary', 'voice.translationSummary'];
+      const checked: string[] = [];
+      for (const e of ENDPOINTS.filter((x) => x.method === 'GET' && !results.includes(x.id))) {
+        const key = /\/(teams|workspaces)\/me(\/|$)/.test(e.path) ? K.boundUser : K.admin;
+        let p = { ...params };
+        if (e.path.includes('word-memories/{id}')) {
+          const list = await sb.call('GET', buildPath(endpoint(e.id.replace(/\.get$/, '.list')), params), { key });
+          p = { ...p, id: list.json.content[0].id };
+        }
+        const q = e.id === 'wiki.search' ? '?q=harbor' : '';
+        const r = await sb.call('GET', buildPath(e, p) + q, { key });
+        expect(r.status, `${e.id}: ${r.text}`).toBe(200);
+        const parsed = e.response!.safeParse(r.json);
+        expect(parsed.success, `${e.id}: ${parsed.error?.message}`).toBe(true);
+        checked.push(e.id);
+      }
+      expect(checked.length + results.length).toBe(ENDPOINTS.filter((x) => x.method === 'GET').length);
+    } finally {
+      await sb.close();
+    }
   });
 });
 

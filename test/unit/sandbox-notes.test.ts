@@ -102,7 +102,7 @@ describe('note folders', () => {
     expect(list[0].parentId).toBeNull();
   });
   it('answers an empty list for a note in no folder', async () => {
-    expect((await get(`/notes/${N.competitorTeardown}/folders`, K.member)).json).toEqual({ content: [] });
+    expect((await get(`/notes/${N.competitorTeardown}/folders`, K.member)).json).toEqual({ content: [], nextCursor: null });
   });
 });
 

@@ -238,7 +238,7 @@ export const notesExtraHandlers: HandlerMap = {
   'notes.folders': ({ rt, note, principal: p }) => {
     const chain = [];
     for (let f = note!.folder_id !== null ? getFolder(rt.db, note!.folder_id) : undefined; f; f = f.parent_id !== null ? getFolder(rt.db, f.parent_id) : undefined) chain.unshift(f);
-    return { content: chain.filter((f) => folderVisible(rt.db, p, f)).map((f) => folderJson(rt.db, f, p)) };
+    return { content: chain.filter((f) => folderVisible(rt.db, p, f)).map((f) => folderJson(rt.db, f, p)), nextCursor: null };
   },
 
   'notes.shareLink.get': ({ rt, note }) => {
@@ -303,6 +303,7 @@ export const notesExtraHandlers: HandlerMap = {
 
   'notes.summaries.list': ({ rt, note }) => ({
     content: summaries(rt.db, note!.guid).map((s) => ({ id: s.id, template: templateRef(s.template_id, s.template_title), locale: s.locale, createdAt: s.created_at })),
+    nextCursor: null,
   }),
 
   'notes.summaries.get': ({ rt, note, params, query }) => {

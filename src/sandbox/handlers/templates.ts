@@ -51,7 +51,7 @@ export function templateUsable(p: Principal, t: TemplateRow, workspaces: readonl
 const workspaceTemplates = (db: Db, guids: readonly string[]) =>
   guids.length ? allTemplates(db, `owner_type = 'WORKSPACE' AND workspace_guid IN (${guids.map(() => '?').join(',')})`, [...guids]) : [];
 
-const list = (rows: TemplateRow[]) => ({ content: rows.map(templateJson) });
+const list = (rows: TemplateRow[]) => ({ content: rows.map(templateJson), nextCursor: null });
 
 export const templateHandlers: HandlerMap = {
   'templates.list': ({ rt, principal: p }) => {
