@@ -20,6 +20,8 @@ export interface AppOptions {
   faults?: FaultInjector | null;
   /** Access log line per request (stderr with --verbose). Never given the secret. */
   accessLog?: (line: string) => void;
+  /** Where the sandbox's own failures (500000 answers) are reported, with their stack; always on. */
+  errorLog?: (line: string) => void;
   /** Handlers by endpoint id (default: every implemented one). A contract endpoint without one answers 404001. */
   handlers?: HandlerMap;
 }
@@ -241,7 +243,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
 
   app.onError((err, c) => {
     if (err instanceof ApiFailure) return fail(c, err);
-    if (opts.accessLog) opts.accessLog(`internal error: ${(err as Error).stack ?? err}`);
+    (opts.errorLog ?? opts.accessLog)?.(`internal error on ${c.req.method} ${new URL(c.req.url).pathname}: ${(err as Error)?.stack ?? String(err)}`);
     return fail(c, new ApiFailure(ERROR_CODES.INTERNAL, 'internal error'));
   });
 

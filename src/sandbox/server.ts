@@ -110,6 +110,7 @@ export async function prepareSandbox(opts: SandboxOptions) {
     rateLimiter: rateLimit ? new RateLimiter(rateLimit) : null,
     faults,
     accessLog: opts.verbose ? (l) => log(`sandbox: ${l}`) : undefined,
+    errorLog: (l) => log(`sandbox: ${l}`),
   });
   const shutdown = async () => {
     for (const t of timers) clearTimeout(t);

@@ -487,6 +487,26 @@ describe('a contract route without a handler', () => {
   });
 });
 
+describe('a failing handler', () => {
+  it('answers 500000 in the envelope without the stack, and reports the stack on the error log', async () => {
+    const p = await prepareSandbox({ rateLimit: '0', log: () => {} });
+    const errors: string[] = [];
+    try {
+      const app = createApp({ rt: p.rt, errorLog: (l) => errors.push(l), handlers: { 'auth.me': () => { throw new TypeError('boom at line 1'); } } });
+      const r = await app.request('/v1/external/auth/me', { headers: { authorization: `Bearer ${K.admin}` } });
+      expect(r.status).toBe(500);
+      expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+      const text = await r.text();
+      expect(JSON.parse(text)).toEqual({ error: { code: 500000, errorType: 'internal_error', message: 'internal error', detail: null } });
+      expect(text).not.toContain('boom');
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/^internal error on GET \/v1\/external\/auth\/me: TypeError: boom at line 1\n\s+at /);
+    } finally {
+      await p.shutdown();
+    }
+  });
+});
+
 describe('access log', () => {
   it('logs one line per request with the key id, never a secret', async () => {
     const lines: string[] = [];
