@@ -12,8 +12,11 @@ import { KEY_TYPES, type Endpoint, type HttpMethod, type KeyType } from './types
 const ALL: readonly KeyType[] = KEY_TYPES;
 /** Keys acting for a user: user keys, and legacy personal keys until their cutoff. */
 const USER_KEYS: readonly KeyType[] = ['USER', 'LEGACY_PERSONAL'];
-/** Organization management (decisions.md §2.4). */
-const ORG_KEYS: readonly KeyType[] = ['USER', 'ORGANIZATION'];
+/**
+ * Organization management (decisions.md §2.4): user keys (an organization admin's; other users get 403003
+ * from the handler, and a legacy personal key acts as its user's key) and organization keys.
+ */
+const ORG_KEYS: readonly KeyType[] = ['USER', 'LEGACY_PERSONAL', 'ORGANIZATION'];
 /** Document generation (decisions.md §2.3). */
 const DOC_WRITERS: readonly KeyType[] = ['USER', 'LEGACY_PERSONAL', 'ORGANIZATION'];
 

@@ -110,7 +110,7 @@ describe('contract', () => {
     const org = writes.filter((e) => e.keyTypes.includes('ORGANIZATION')).map((e) => e.id);
     for (const id of org) expect(id, id).toMatch(/^(notes\.documents\.generate|workspaces\.|wm\.organization\.|voice\.)/);
     for (const id of ['notes.update', 'notes.shareLink.put', 'notes.shareLink.delete']) expect(endpoint(id).keyTypes).toEqual(['USER', 'LEGACY_PERSONAL']);
-    expect(endpoint('notes.listOrganization').keyTypes).toEqual(['USER', 'ORGANIZATION']);
+    expect(endpoint('notes.listOrganization').keyTypes).toEqual(['USER', 'LEGACY_PERSONAL', 'ORGANIZATION']);
   });
 
   it('maps every error code to its status and errorType', () => {
@@ -165,10 +165,13 @@ describe('sandbox core over app.request', () => {
     });
     it('401004 for a workspace key not bound to a workspace', async () => expectError(await sb.call('GET', '/v1/external/notes', { key: K.unboundWorkspaceKey }), 401, 401004));
     it('401005 for a legacy personal key after 2026-06-30', async () => expectError(await sb.call('GET', '/v1/external/notes', { key: K.legacyPersonal }), 401, 401005));
-    it('accepts a legacy personal key before the cutoff', async () => {
+    it('accepts a legacy personal key before the cutoff, acting as its user (an org admin)', async () => {
       const early = await inProcessSandbox({ now: '2026-05-01T00:00:00Z' });
       try {
         expect((await early.call('GET', '/v1/external/auth/me', { key: K.legacyPersonal })).json.keyType).toBe('LEGACY_PERSONAL');
+        expect((await early.call('GET', '/v1/external/organizations/me/notes', { key: K.legacyPersonal })).status).toBe(200);
+        const mine = await early.call('PATCH', `/v1/external/notes/${DEMO_NOTES.roadmapReview}?updateMask=title`, { key: K.legacyPersonal, body: { title: 'Renamed by a legacy key' } });
+        expect(mine.status).toBe(200);
       } finally {
         await early.close();
       }
