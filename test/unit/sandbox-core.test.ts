@@ -345,6 +345,38 @@ describe('sandbox core over app.request', () => {
         for (const bad of [min - 1, max + 1, 'x']) expectError(await sb.call('GET', `${path}?${param}=${bad}`, { key }), 400, 400003);
       }
     });
+    it('filters by folderId including sub-folders, and 404 for a folder the key cannot see', async () => {
+      const sub = sb.db
+        .all<{ guid: string }>(
+          `WITH RECURSIVE t(id) AS (SELECT ? UNION ALL SELECT f.id FROM folders f JOIN t ON f.parent_id = t.id) SELECT guid FROM notes WHERE deleted = 0 AND folder_id IN (SELECT id FROM t)`,
+          [DEMO_FOLDERS.roadmap],
+        )
+        .map((r) => r.guid)
+        .sort();
+      expect(sub.length).toBeGreaterThanOrEqual(3);
+      const r = await sb.call('GET', `/v1/external/notes?folderId=${DEMO_FOLDERS.roadmap}&size=1000`, { key: K.admin });
+      expect(r.json.content.map((n: any) => n.guid).sort()).toEqual(sub);
+      expectError(await sb.call('GET', `/v1/external/notes?folderId=${DEMO_FOLDERS.danasDrafts}`, { key: K.workspaceKey }), 404, 404000);
+      expectError(await sb.call('GET', '/v1/external/notes?folderId=nope', { key: K.admin }), 404, 404000);
+    });
+    it('filters by keyword for user keys only (400005), in relevance order, unpaged', async () => {
+      for (const key of [K.workspaceKey, K.orgKey]) expectError(await sb.call('GET', '/v1/external/notes?keyword=launch', { key }), 400, 400005);
+      const r = await sb.call('GET', '/v1/external/notes?keyword=Harbor&size=1000', { key: K.admin });
+      expect(r.status).toBe(200);
+      expect(r.json.nextCursor).toBeNull();
+      const guids: string[] = r.json.content.map((n: any) => n.guid);
+      expect(guids.length).toBeGreaterThan(1);
+      const score = (g: string) => {
+        const title = sb.db.get<{ title: string }>('SELECT title FROM notes WHERE guid = ?', [g])!.title;
+        const text = sb.db.all<{ content: string }>('SELECT content FROM paragraphs WHERE note_guid = ?', [g]).map((x) => x.content).join('\n');
+        const count = (t: string) => t.toLowerCase().split('harbor').length - 1;
+        return count(title) * 10 + count(text);
+      };
+      const scores = guids.map(score);
+      for (const x of scores) expect(x).toBeGreaterThan(0);
+      expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+      expect((await sb.call('GET', '/v1/external/notes?keyword=Harbor&size=1', { key: K.admin })).json.content).toHaveLength(1);
+    });
     it('rejects a forged cursor', async () => expectError(await sb.call('GET', '/v1/external/notes?cursor=%%%', { key: K.admin }), 400, 400000));
   });
 
