@@ -7,7 +7,7 @@ import { ENDPOINTS, buildPath, endpoint } from '../../src/contract/endpoints.js'
 import { ERROR_CODES, ERROR_TYPES, ERROR_TYPE_BY_STATUS, errorEnvelopeSchema, errorTypeForStatus } from '../../src/contract/errors.js';
 import * as schemas from '../../src/contract/schemas.js';
 import { SCOPE_NAMES, scopeAllows } from '../../src/contract/scopes.js';
-import { createApp } from '../../src/sandbox/app.js';
+import { REQUEST_LOG_KEEP, createApp } from '../../src/sandbox/app.js';
 import { DEMO_FOLDERS, DEMO_KEYS, demoSeed, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { prepareSandbox } from '../../src/sandbox/server.js';
 import { FaultInjector, FaultSpecError, parseFaultSpec } from '../../src/sandbox/faults.js';
@@ -556,6 +556,22 @@ describe('access log', () => {
       expect(lines[0]).toMatch(/^sandbox: GET \/v1\/external\/auth\/me 200 \d+ms key=nvk_user_admin$/);
       expect(lines[1]).toMatch(/ 401 .* key=-$/);
       for (const k of Object.values(DEMO_KEYS)) for (const l of lines) expect(l).not.toContain(k.secret);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it(`keeps the newest ${REQUEST_LOG_KEEP} rows of request_log`, async () => {
+    const sb = await inProcessSandbox();
+    try {
+      const before = sb.db.get<{ n: number }>('SELECT count(*) AS n FROM request_log')!.n;
+      sb.db.tx(() => {
+        for (let i = before; i < 10_998; i++) sb.db.run("INSERT INTO request_log (at, method, path, status) VALUES ('t', 'GET', '/filler', 200)");
+      });
+      await sb.call('GET', '/v1/api-key-scopes');
+      await sb.call('GET', '/v1/api-key-scopes');
+      const rows = sb.db.get<{ n: number; lo: number; hi: number }>('SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM request_log')!;
+      expect(rows).toEqual({ n: REQUEST_LOG_KEEP, lo: 1001, hi: 11_000 });
     } finally {
       await sb.close();
     }
