@@ -136,7 +136,7 @@ function authorize(ep: Endpoint, p: Principal): void {
     });
   }
   if (!ep.keyTypes.includes(p.keyType)) {
-    throw new ApiFailure(ERROR_CODES.KEY_TYPE_FORBIDDEN, `a ${p.keyType.toLowerCase()} key may not call ${ep.method} ${ep.path}`, 'see the key-type rules: use a user key');
+    throw new ApiFailure(ERROR_CODES.KEY_TYPE_FORBIDDEN, `a ${p.keyType.toLowerCase()} key may not call ${ep.method} ${ep.path}`, `key types that may call it: ${ep.keyTypes.join(', ')}`);
   }
 }
 
