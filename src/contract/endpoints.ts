@@ -12,8 +12,11 @@ import { KEY_TYPES, type Endpoint, type HttpMethod, type KeyType } from './types
 const ALL: readonly KeyType[] = KEY_TYPES;
 /** Keys acting for a user: user keys, and legacy personal keys until their cutoff. */
 const USER_KEYS: readonly KeyType[] = ['USER', 'LEGACY_PERSONAL'];
-/** Organization management (decisions.md §2.4). */
-const ORG_KEYS: readonly KeyType[] = ['USER', 'ORGANIZATION'];
+/**
+ * Organization management (decisions.md §2.4): user keys (an organization admin's; other users get 403003
+ * from the handler, and a legacy personal key acts as its user's key) and organization keys.
+ */
+const ORG_KEYS: readonly KeyType[] = ['USER', 'LEGACY_PERSONAL', 'ORGANIZATION'];
 /** Document generation (decisions.md §2.3). */
 const DOC_WRITERS: readonly KeyType[] = ['USER', 'LEGACY_PERSONAL', 'ORGANIZATION'];
 
@@ -43,6 +46,7 @@ interface Row {
   successStatus?: number;
   page?: PageSpec;
   deprecated?: boolean;
+  updateMask?: readonly string[];
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
@@ -64,6 +68,7 @@ function row(r: Row): Endpoint {
     successStatus: r.successStatus ?? (r.method === 'DELETE' ? 204 : 200),
     page: r.page,
     deprecated: r.deprecated,
+    updateMask: r.updateMask,
     params: r.params,
     query: r.query,
     body: r.body,
@@ -105,7 +110,7 @@ function wordMemoryRows(): Endpoint[] {
 
 // ---- templates: eight list/get paths ----
 function templateRows(): Endpoint[] {
-  const list = s.listOf(s.template);
+  const list = s.unpagedListOf(s.template);
   const scope: Scope = 'note_document_template:read';
   return [
     row({ id: 'templates.list', method: 'GET', path: '/note-document-templates', summary: 'List the templates the key can use', scope, response: list }),
@@ -138,8 +143,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   row({ id: 'notes.searchWorkspace', method: 'POST', path: '/workspaces/{workspaceGuid}/notes/search', summary: "Deep search a workspace's notes", scope: 'note:read', idempotent: true, params: wsParams, body: s.searchBody, response: s.searchResponse }),
   row({ id: 'notes.listOrganization', method: 'GET', path: '/organizations/me/notes', summary: "List the organization's notes", scope: 'note:read', keyTypes: ORG_KEYS, page: PAGE_SIZES.notes, query: noteListQuery, response: s.pageOf(s.note) }),
   row({ id: 'notes.get', method: 'GET', path: '/notes/{noteGuid}', summary: 'Get a note', scope: 'note:read', params: noteParams, response: s.note }),
-  row({ id: 'notes.update', method: 'PATCH', path: '/notes/{noteGuid}', summary: 'Rename a note', scope: 'note:write', keyTypes: USER_KEYS, idempotent: true, params: noteParams, query: p({ updateMask: z.string().optional() }), body: s.noteUpdateBody, response: s.note }),
-  row({ id: 'notes.folders', method: 'GET', path: '/notes/{noteGuid}/folders', summary: "A note's folders", scope: 'note:read', params: noteParams, response: s.listOf(s.folder) }),
+  row({ id: 'notes.update', method: 'PATCH', path: '/notes/{noteGuid}', summary: 'Rename a note', scope: 'note:write', keyTypes: USER_KEYS, idempotent: true, updateMask: ['title'], params: noteParams, query: p({ updateMask: z.string().optional() }), body: s.noteUpdateBody, response: s.note }),
+  row({ id: 'notes.folders', method: 'GET', path: '/notes/{noteGuid}/folders', summary: "A note's folders", scope: 'note:read', params: noteParams, response: s.unpagedListOf(s.folder) }),
   row({ id: 'notes.paragraphs', method: 'GET', path: '/notes/{noteGuid}/paragraphs', summary: "A note's transcript paragraphs", scope: 'note:read', page: PAGE_SIZES.paragraphs, params: noteParams, query: p(pageQuery(PAGE_SIZES.paragraphs)), response: s.pageOf(s.paragraph) }),
   row({ id: 'notes.shareLink.get', method: 'GET', path: '/notes/{noteGuid}/share-link', summary: "A note's share link", scope: 'note:read', params: noteParams, response: s.shareLink }),
   row({ id: 'notes.shareLink.put', method: 'PUT', path: '/notes/{noteGuid}/share-link', summary: 'Create or replace a share link', scope: 'note:write', keyTypes: USER_KEYS, params: noteParams, body: s.shareLinkBody, response: s.shareLink }),
@@ -147,15 +152,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
   row({ id: 'notes.documents.list', method: 'GET', path: '/notes/{noteGuid}/documents', summary: "A note's generated documents", scope: 'note_document:read', params: noteParams, response: s.documentList }),
   row({ id: 'notes.documents.get', method: 'GET', path: '/notes/{noteGuid}/documents/{documentId}', summary: 'A generated document', scope: 'note_document:read', params: p({ noteGuid: str, documentId: z.coerce.number().int() }), query: p({ format: z.enum(s.DOCUMENT_FORMATS).optional() }), response: s.noteDocument }),
   row({ id: 'notes.documents.generate', method: 'POST', path: '/notes/{noteGuid}/documents', summary: 'Generate a document from a template', scope: 'note_document:write', keyTypes: DOC_WRITERS, successStatus: 201, params: noteParams, body: s.generateDocumentBody, response: s.generatedDocument }),
-  row({ id: 'notes.summaries.list', method: 'GET', path: '/notes/{noteGuid}/summaries', summary: "A note's summaries", scope: 'note_summary:read', params: noteParams, response: s.listOf(s.summaryListItem) }),
+  row({ id: 'notes.summaries.list', method: 'GET', path: '/notes/{noteGuid}/summaries', summary: "A note's summaries", scope: 'note_summary:read', params: noteParams, response: s.unpagedListOf(s.summaryListItem) }),
   row({ id: 'notes.summaries.get', method: 'GET', path: '/notes/{noteGuid}/summaries/{summaryId}', summary: 'A summary', scope: 'note_summary:read', params: p({ noteGuid: str, summaryId: z.coerce.number().int() }), query: p({ format: z.enum(s.SUMMARY_FORMATS).optional() }), response: s.summary }),
 
   // ---- templates ----
   ...templateRows(),
 
   // ---- folders ----
-  row({ id: 'folders.listTeam', method: 'GET', path: '/teams/me/folders', summary: "The key's workspace folders", scope: 'folder:read', response: s.pageOf(s.folder) }),
-  row({ id: 'folders.listWorkspace', method: 'GET', path: '/workspaces/{workspaceGuid}/folders', summary: "A workspace's folders", scope: 'folder:read', params: wsParams, response: s.pageOf(s.folder) }),
+  row({ id: 'folders.listTeam', method: 'GET', path: '/teams/me/folders', summary: "The key's workspace folders", scope: 'folder:read', response: s.unpagedListOf(s.folder) }),
+  row({ id: 'folders.listWorkspace', method: 'GET', path: '/workspaces/{workspaceGuid}/folders', summary: "A workspace's folders", scope: 'folder:read', params: wsParams, response: s.unpagedListOf(s.folder) }),
   row({ id: 'folders.get', method: 'GET', path: '/folders/{folderId}', summary: 'Get a folder', scope: 'folder:read', params: folderParams, response: s.folder }),
   row({ id: 'folders.createTeam', method: 'POST', path: '/teams/me/folders', summary: "Create a folder in the key's workspace", scope: 'folder:write', keyTypes: USER_KEYS, successStatus: 201, body: s.folderCreateBody, response: s.folderCreated }),
   row({ id: 'folders.createWorkspace', method: 'POST', path: '/workspaces/{workspaceGuid}/folders', summary: 'Create a folder in a workspace', scope: 'folder:write', keyTypes: USER_KEYS, successStatus: 201, params: wsParams, body: s.folderCreateInWorkspaceBody, response: s.folderCreated }),
@@ -173,7 +178,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   row({ id: 'wiki.search', method: 'GET', path: '/workspaces/{workspaceGuid}/wiki/search', summary: 'Search the wiki', scope: 'wiki:read', params: wsParams, query: p({ q: z.string().min(1) }), response: s.listOf(s.wikiPage) }),
 
   // ---- organization management ----
-  row({ id: 'workspaces.list', method: 'GET', path: '/organizations/me/workspaces', summary: "List the organization's workspaces", scope: 'workspace:read', keyTypes: ORG_KEYS, response: s.pageOf(s.workspace) }),
+  row({ id: 'workspaces.list', method: 'GET', path: '/organizations/me/workspaces', summary: "List the organization's workspaces", scope: 'workspace:read', keyTypes: ORG_KEYS, response: s.unpagedListOf(s.workspace) }),
   row({ id: 'workspaces.get', method: 'GET', path: '/organizations/me/workspaces/{workspaceGuid}', summary: 'Get a workspace', scope: 'workspace:read', keyTypes: ORG_KEYS, params: wsParams, response: s.workspace }),
   row({ id: 'workspaces.create', method: 'POST', path: '/organizations/me/workspaces', summary: 'Create a workspace', scope: 'workspace:write', keyTypes: ORG_KEYS, successStatus: 201, body: s.workspaceCreateBody, response: s.workspace }),
   row({ id: 'workspaces.rename', method: 'PATCH', path: '/organizations/me/workspaces/{workspaceGuid}', summary: 'Rename a workspace', scope: 'workspace:write', keyTypes: ORG_KEYS, idempotent: true, params: wsParams, body: s.workspaceRenameBody, response: s.workspace }),

@@ -63,6 +63,8 @@ export const ERROR_CODES = {
   UNPROCESSABLE: 422000,
   RATE_LIMITED: 429001,
   INTERNAL: 500000,
+  /** 503 from fault injection: the first three digits of a code are its status (service-interface.md, Errors). */
+  UNAVAILABLE: 503000,
 } as const;
 
 export const errorBodySchema = z.object({

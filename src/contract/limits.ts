@@ -25,6 +25,9 @@ export const LIMITS = {
   uuidPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
 } as const;
 
+/** The rate limit in the `N/Ws` form of `notevox sandbox start --rate-limit`. */
+export const RATE_LIMIT_SPEC = `${LIMITS.rateLimit.requests}/${LIMITS.rateLimit.windowSeconds}s`;
+
 /** Page-size parameters per list family (decisions.md §1.1). */
 export const PAGE_SIZES = {
   notes: { param: 'size', default: 100, min: 1, max: 1000 },

@@ -31,6 +31,11 @@ export interface Endpoint {
   query?: z.ZodType;
   body?: z.ZodType;
   response?: z.ZodType;
+  /**
+   * Field-mask endpoints: the fields `updateMask` may name. A mask that is missing, empty or names
+   * another field is 400001; a named field missing or null in the body is 400002 (decisions.md §1.3).
+   */
+  updateMask?: readonly string[];
   /** Request body is raw bytes (the signed upload URL). */
   rawBody?: boolean;
 }

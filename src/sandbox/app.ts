@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { z } from 'zod';
-import { ERROR_CODES, errorEnvelope } from '../contract/errors.js';
+import { ERROR_CODES } from '../contract/errors.js';
 import { ENDPOINTS } from '../contract/endpoints.js';
 import { LIMITS } from '../contract/limits.js';
 import { scopeAllows } from '../contract/scopes.js';
@@ -12,7 +12,7 @@ import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
 import { ApiFailure, notFound } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
 import { formatPath } from './seed.js';
-import { isReply, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
+import { isReply, type HandlerMap, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
 
 export interface AppOptions {
   rt: SandboxRuntime;
@@ -20,9 +20,16 @@ export interface AppOptions {
   faults?: FaultInjector | null;
   /** Access log line per request (stderr with --verbose). Never given the secret. */
   accessLog?: (line: string) => void;
+  /** Where the sandbox's own failures (500000 answers) are reported, with their stack; always on. */
+  errorLog?: (line: string) => void;
+  /** Handlers by endpoint id (default: every implemented one). A contract endpoint without one answers 404001. */
+  handlers?: HandlerMap;
 }
 
 type Env = { Bindings: { incoming?: { socket?: { destroy(): void } } }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean } };
+
+/** Rows of `request_log` kept (older ones are pruned every 1000 requests). */
+export const REQUEST_LOG_KEEP = 10_000;
 
 const toHonoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const paramCount = (ep: Endpoint) => (ep.path.match(/\{/g) ?? []).length;
@@ -43,11 +50,14 @@ function fail(c: Context<Env>, f: ApiFailure): Response {
   return send(c, f.status, f.toBody(), f.headers);
 }
 
-function acceptsJson(accept: string | undefined): boolean {
-  if (!accept) return true;
+/** Whether an `Accept` header admits JSON: a JSON-compatible media range whose quality is not 0. */
+export function acceptsJson(accept: string | undefined): boolean {
+  if (!accept || !accept.trim()) return true;
   return accept.split(',').some((part) => {
-    const t = part.split(';')[0].trim().toLowerCase();
-    return t === '*/*' || t === 'application/*' || t === 'application/json' || t.endsWith('+json');
+    const [range, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
+    const q = params.find((x) => /^q\s*=/.test(x));
+    if (q !== undefined && !(Number(q.split('=')[1]) > 0)) return false;
+    return range === '*/*' || range === 'application/*' || range === 'application/json' || /^application\/[\w.-]+\+json$/.test(range);
   });
 }
 
@@ -89,6 +99,28 @@ function checkPageSize(ep: Endpoint, query: Record<string, string>): void {
     throw new ApiFailure(ERROR_CODES.PAGE_SIZE, `${ep.page.param} out of range`, `${ep.page.param} must be an integer from ${ep.page.min} to ${ep.page.max}`);
 }
 
+/** The fields of `updateMask`, or 400001 when it is missing, empty or names a field the endpoint does not support. */
+function checkUpdateMask(supported: readonly string[], raw: unknown): string[] {
+  const mask = String(raw ?? '')
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+  const example = `e.g. updateMask=${supported[0]}`;
+  if (mask.length === 0) throw new ApiFailure(ERROR_CODES.UPDATE_MASK, 'updateMask is required', `updateMask: name the fields to change, ${example}`);
+  const unsupported = mask.filter((f) => !supported.includes(f));
+  if (unsupported.length)
+    throw new ApiFailure(ERROR_CODES.UPDATE_MASK, `updateMask names an unsupported field: ${unsupported.join(', ')}`, `updateMask: supported fields: ${supported.join(', ')}`);
+  return [...new Set(mask)];
+}
+
+/** 400002 when a field named in `updateMask` is missing or null in the body. */
+function checkMaskedFields(mask: readonly string[], body: unknown): void {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const missing = mask.find((f) => b[f] === undefined || b[f] === null);
+  if (missing !== undefined)
+    throw new ApiFailure(ERROR_CODES.UPDATE_MASK_FIELD_MISSING, `${missing} is named in updateMask but missing in the body`, `${missing}: send a value, or leave ${missing} out of updateMask`);
+}
+
 function parseWith(schema: z.ZodType | undefined, value: unknown, where: string): any {
   if (!schema) return value;
   const r = schema.safeParse(value);
@@ -104,13 +136,14 @@ function authorize(ep: Endpoint, p: Principal): void {
     });
   }
   if (!ep.keyTypes.includes(p.keyType)) {
-    throw new ApiFailure(ERROR_CODES.KEY_TYPE_FORBIDDEN, `a ${p.keyType.toLowerCase()} key may not call ${ep.method} ${ep.path}`, 'see the key-type rules: use a user key');
+    throw new ApiFailure(ERROR_CODES.KEY_TYPE_FORBIDDEN, `a ${p.keyType.toLowerCase()} key may not call ${ep.method} ${ep.path}`, `key types that may call it: ${ep.keyTypes.join(', ')}`);
   }
 }
 
 /** Build the sandbox's hono app: routes registered from the contract, in order of specificity. */
 export function createApp(opts: AppOptions): Hono<Env> {
   const { rt } = opts;
+  const handlers = opts.handlers ?? HANDLERS;
   const app = new Hono<Env>();
 
   app.use('*', async (c, next) => {
@@ -120,7 +153,15 @@ export function createApp(opts: AppOptions): Hono<Env> {
     const path = new URL(c.req.url).pathname;
     if (opts.accessLog) opts.accessLog(`${c.req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms key=${c.get('keyId') ?? '-'}`);
     try {
-      rt.db.run('INSERT INTO request_log (at, key_id, method, path, status) VALUES (?, ?, ?, ?, ?)', [rt.clock.now().toISOString(), c.get('keyId') ?? null, c.req.method, path, status]);
+      const { lastInsertRowid: id } = rt.db.run('INSERT INTO request_log (at, key_id, method, path, status) VALUES (?, ?, ?, ?, ?)', [
+        rt.clock.now().toISOString(),
+        c.get('keyId') ?? null,
+        c.req.method,
+        path,
+        status,
+      ]);
+      // Keep the log (and the state file) bounded in a long run: the newest REQUEST_LOG_KEEP rows.
+      if (id % 1000 === 0) rt.db.run('DELETE FROM request_log WHERE id <= ?', [id - REQUEST_LOG_KEEP]);
     } catch {}
   });
 
@@ -142,7 +183,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
     }
     if (f.kind === '429')
       return fail(c, new ApiFailure(ERROR_CODES.RATE_LIMITED, 'rate limit exceeded (injected)', null, { 'Retry-After': String(f.retryAfter ?? 1) }));
-    return send(c, Number(f.kind), errorEnvelope(Number(f.kind), ERROR_CODES.INTERNAL, 'injected failure'));
+    return fail(c, new ApiFailure(f.kind === '503' ? ERROR_CODES.UNAVAILABLE : ERROR_CODES.INTERNAL, `injected ${f.kind} failure`));
   });
 
   for (const extra of EXTRA_ROUTES) extra(app as unknown as Hono, rt);
@@ -151,7 +192,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
   for (const ep of ordered) {
     app.on(ep.method, toHonoPath(ep.path), async (c) => {
       if (!acceptsJson(c.req.header('accept'))) return fail(c, new ApiFailure(ERROR_CODES.NOT_ACCEPTABLE, 'not acceptable', 'the service answers application/json'));
-      const handler = HANDLERS[ep.id];
+      const handler = handlers[ep.id];
       let principal: Principal | undefined;
       if (ep.auth) {
         principal = authenticate(rt.db, c.req.header('authorization'), rt.clock.now());
@@ -175,7 +216,14 @@ export function createApp(opts: AppOptions): Hono<Env> {
       const rawQuery = c.req.query();
       checkPageSize(ep, rawQuery);
       const query = parseWith(ep.query, rawQuery, 'query');
-      const body = ep.body ? parseWith(ep.body, await readJsonBody(c.req.raw), 'body') : undefined;
+      const mask = ep.updateMask ? checkUpdateMask(ep.updateMask, query.updateMask) : undefined;
+      let body = undefined;
+      if (ep.body) {
+        const raw = await readJsonBody(c.req.raw);
+        // A field-mask request without a body lacks the masked fields: 400002 below, not a schema error.
+        body = parseWith(ep.body, raw === undefined && mask ? {} : raw, 'body');
+      }
+      if (mask) checkMaskedFields(mask, body);
       const out = await handler({ endpoint: ep, principal: principal!, params, query, body, rt, req: c.req.raw, note, degraded: c.get('degraded') ?? false });
       const headers: Record<string, string> = ep.deprecated ? { Deprecation: 'true' } : {};
       if (isReply(out)) {
@@ -195,7 +243,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
 
   app.onError((err, c) => {
     if (err instanceof ApiFailure) return fail(c, err);
-    if (opts.accessLog) opts.accessLog(`internal error: ${(err as Error).stack ?? err}`);
+    (opts.errorLog ?? opts.accessLog)?.(`internal error on ${c.req.method} ${new URL(c.req.url).pathname}: ${(err as Error)?.stack ?? String(err)}`);
     return fail(c, new ApiFailure(ERROR_CODES.INTERNAL, 'internal error'));
   });
 

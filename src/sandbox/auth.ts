@@ -23,7 +23,11 @@ interface KeyRow {
   legacy_scope: number;
 }
 
-const unauthorized = (code: number, message: string, detail: string | null = null) => new ApiFailure(code, message, detail);
+/** 401 with the RFC 6750 challenge: none for a missing header, invalid_request when malformed, invalid_token otherwise. */
+const unauthorized = (code: number, message: string, detail: string | null = null) => {
+  const error = code === ERROR_CODES.AUTH_MISSING ? '' : code === ERROR_CODES.AUTH_MALFORMED ? ' error="invalid_request"' : ' error="invalid_token"';
+  return new ApiFailure(code, message, detail, { 'WWW-Authenticate': `Bearer${error}` });
+};
 const DUMMY_SALT = 'notevox-sandbox-dummy-salt';
 
 /** Split a bearer value into id and secret, or say why it is malformed. */
@@ -56,7 +60,7 @@ export function authenticate(db: Db, header: string | undefined, now: Date): Pri
   if (row.type === 'WORKSPACE' && !row.workspace_guid)
     throw unauthorized(ERROR_CODES.AUTH_UNBOUND_WORKSPACE_KEY, 'workspace API key is not bound to a workspace');
   if (row.type === 'LEGACY_PERSONAL' && now.getTime() > Date.parse(LIMITS.legacyKeyCutoff))
-    throw unauthorized(ERROR_CODES.AUTH_LEGACY_EXPIRED, 'legacy personal API keys stopped working on 2026-06-30', 'create a workspace key or an account key');
+    throw unauthorized(ERROR_CODES.AUTH_LEGACY_EXPIRED, `legacy personal API keys stopped working on ${LIMITS.legacyKeyCutoff.slice(0, 10)}`, 'create a workspace key or an account key');
 
   const user = row.user_id !== null ? db.get<{ organization_id: string; org_admin: number }>('SELECT organization_id, org_admin FROM users WHERE id = ?', [row.user_id]) : undefined;
   const ws = row.workspace_guid ? db.get<{ organization_id: string }>('SELECT organization_id FROM workspaces WHERE guid = ?', [row.workspace_guid]) : undefined;

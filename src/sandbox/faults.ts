@@ -26,12 +26,16 @@ export function parseFaultSpec(spec: string): FaultRule[] {
     const probability = Number(prob);
     if (!(probability >= 0 && probability <= 1)) throw new FaultSpecError(`fault "${raw}": probability must be between 0 and 1`);
     const rule: FaultRule = { kind: kind as FaultKind, probability, pathFilter: path };
-    if (kind === '429') rule.retryAfter = param ? Number(param) : 1;
-    if (kind === 'latency') {
-      const [lo, hi] = (param ?? '100').split('-').map(Number);
-      if (!Number.isFinite(lo) || (hi !== undefined && !Number.isFinite(hi))) throw new FaultSpecError(`fault "${raw}": latency takes milliseconds, e.g. latency=0.2:50-400`);
-      rule.latency = [lo, hi ?? lo];
-    } else if (param && kind !== '429') throw new FaultSpecError(`fault "${raw}": ${kind} takes no parameter`);
+    if (kind === '429') {
+      if (param !== undefined && !/^\d+$/.test(param)) throw new FaultSpecError(`fault "${raw}": 429 takes the Retry-After seconds as a whole number, e.g. 429=0.1:2`);
+      rule.retryAfter = param !== undefined ? Number(param) : 1;
+    } else if (kind === 'latency') {
+      const m2 = /^(\d+)(?:-(\d+))?$/.exec(param ?? '100');
+      const lo = Number(m2?.[1]);
+      const hi = m2?.[2] !== undefined ? Number(m2[2]) : lo;
+      if (!m2 || hi < lo) throw new FaultSpecError(`fault "${raw}": latency takes milliseconds, one value or min-max with min ≤ max, e.g. latency=0.2:50-400`);
+      rule.latency = [lo, hi];
+    } else if (param !== undefined) throw new FaultSpecError(`fault "${raw}": ${kind} takes no parameter`);
     rules.push(rule);
   }
   return rules;

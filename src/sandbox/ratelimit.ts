@@ -1,3 +1,5 @@
+import { LIMITS, RATE_LIMIT_SPEC } from '../contract/limits.js';
+
 /** Per-key fixed-window rate limiting (decisions.md §1.5). */
 export interface RateLimit {
   requests: number;
@@ -6,12 +8,12 @@ export interface RateLimit {
 
 export class RateLimitError extends Error {}
 
-/** `600/60s`, `600/60`, `600` (per 60 s), or `0` (off). */
+/** `N/Ws` (e.g. `600/60s`), `N/W`, `N` (per the service's window), or `0` (off). */
 export function parseRateLimit(spec: string): RateLimit | null {
   const m = /^(\d+)(?:\/(\d+)s?)?$/.exec(spec.trim());
-  if (!m) throw new RateLimitError(`bad rate limit "${spec}": use N/60s (e.g. 600/60s), or 0 to turn it off`);
+  if (!m) throw new RateLimitError(`bad rate limit "${spec}": use N/60s (e.g. ${RATE_LIMIT_SPEC}), or 0 to turn it off`);
   const requests = Number(m[1]);
-  const windowSeconds = m[2] ? Number(m[2]) : 60;
+  const windowSeconds = m[2] ? Number(m[2]) : LIMITS.rateLimit.windowSeconds;
   if (requests === 0) return null;
   if (windowSeconds <= 0) throw new RateLimitError(`bad rate limit "${spec}": the window must be at least 1 second`);
   return { requests, windowSeconds };

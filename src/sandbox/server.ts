@@ -3,12 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { RATE_LIMIT_SPEC } from '../contract/limits.js';
 import { createApp } from './app.js';
 import { openDatabase, type Db } from './db.js';
 import { demoSeed } from './demo-seed.js';
 import { FaultInjector, parseFaultSpec } from './faults.js';
 import { RateLimiter, parseRateLimit } from './ratelimit.js';
-import { loadSeed, readSeedFile, type SeedSummary } from './seed.js';
+import { hashSecret } from './ids.js';
+import { loadSeed, readSeedFile, type SeededKey, type SeedSummary } from './seed.js';
 import type { Clock, SandboxRuntime } from './types.js';
 
 export interface SandboxOptions {
@@ -16,7 +18,7 @@ export interface SandboxOptions {
   host?: string;
   seedFile?: string;
   stateFile?: string;
-  /** `N/60s`, or `0` for off. Default 600/60s. */
+  /** `N/60s`, or `0` for off. Default: the service's limit (RATE_LIMIT_SPEC). */
   rateLimit?: string;
   faults?: string;
   faultSeed?: number;
@@ -32,8 +34,10 @@ export interface RunningSandbox {
   baseUrl: string;
   host: string;
   port: number;
-  /** Keys seeded in this run (secrets are only known for keys seeded now, not for a reloaded state file). */
+  /** Keys seeded in this run; for a reloaded state file, only the demo-seed keys it still holds (other secrets are not stored). */
   keys: SeedSummary['keys'];
+  /** The state came from the state file (no seed was loaded). */
+  reloaded: boolean;
   db: Db;
   rt: SandboxRuntime;
   close(): Promise<void>;
@@ -43,26 +47,44 @@ export class SandboxConfigError extends Error {}
 
 export function makeClock(nowIso?: string): Clock {
   if (!nowIso) return { now: () => new Date() };
-  const start = Date.parse(nowIso);
+  // An ISO 8601 date, or date and time with a zone: no local-time guessing, no free-form dates.
+  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/i.test(nowIso.trim());
+  const start = iso ? Date.parse(nowIso.trim()) : NaN;
   if (Number.isNaN(start)) throw new SandboxConfigError(`--now "${nowIso}" is not an ISO 8601 instant, e.g. 2026-11-01T09:00:00Z`);
   const t0 = Date.now();
   return { now: () => new Date(start + (Date.now() - t0)) };
+}
+
+/**
+ * The keys of a reloaded state whose secrets are known: the state keeps only salted hashes, but the demo
+ * seed's secrets are public, so a demo key that still verifies is printed again. Others are left out.
+ */
+function knownStoredKeys(db: Db): SeedSummary['keys'] {
+  const demo = new Map((demoSeed.apiKeys ?? []).map((k) => [k.id, k.secret]));
+  const rows = db.all<{ id: string; type: SeededKey['type']; label: string | null; status: SeededKey['status']; workspace_guid: string | null; scopes: string; secret_salt: string; secret_hash: string }>(
+    'SELECT id, type, label, status, workspace_guid, scopes, secret_salt, secret_hash FROM api_keys ORDER BY rowid',
+  );
+  return rows.flatMap((r) => {
+    const secret = demo.get(r.id);
+    if (secret === undefined || hashSecret(secret, r.secret_salt) !== r.secret_hash) return [];
+    return [{ id: r.id, type: r.type, label: r.label ?? undefined, status: r.status, secret, workspaceGuid: r.workspace_guid ?? undefined, scopes: JSON.parse(r.scopes) as string[] }];
+  });
 }
 
 /** Open the state, seed it, and build the runtime and app — without listening (tests use app.request). */
 export async function prepareSandbox(opts: SandboxOptions) {
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
   const clock = makeClock(opts.now);
-  const rateLimit = parseRateLimit(opts.rateLimit ?? '600/60s');
+  const rateLimit = parseRateLimit(opts.rateLimit ?? RATE_LIMIT_SPEC);
   const faults = opts.faults ? new FaultInjector(parseFaultSpec(opts.faults), opts.faultSeed ?? Date.now()) : null;
   const db = await openDatabase({ stateFile: opts.stateFile, onError: (e) => log(`sandbox: could not write state: ${e.message}`) });
-  let keys: SeedSummary['keys'] = [];
+  let keys: SeedSummary['keys'];
   const empty = (db.get<{ n: number }>('SELECT count(*) AS n FROM organizations')?.n ?? 0) === 0;
   if (empty || opts.seedFile) {
     if (!empty) throw new SandboxConfigError(`--seed was given but the state file ${opts.stateFile} already holds data: remove it or drop --seed`);
     const seed = opts.seedFile ? await readSeedFile(opts.seedFile) : demoSeed;
     keys = loadSeed(db, seed, opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed').keys;
-  }
+  } else keys = knownStoredKeys(db);
   const uploadDir = mkdtempSync(join(tmpdir(), 'notevox-sandbox-'));
   const timers = new Set<NodeJS.Timeout>();
   let baseUrl = '';
@@ -88,6 +110,7 @@ export async function prepareSandbox(opts: SandboxOptions) {
     rateLimiter: rateLimit ? new RateLimiter(rateLimit) : null,
     faults,
     accessLog: opts.verbose ? (l) => log(`sandbox: ${l}`) : undefined,
+    errorLog: (l) => log(`sandbox: ${l}`),
   });
   const shutdown = async () => {
     for (const t of timers) clearTimeout(t);
@@ -95,7 +118,7 @@ export async function prepareSandbox(opts: SandboxOptions) {
     await db.close();
     rmSync(uploadDir, { recursive: true, force: true });
   };
-  return { app, rt, db, keys, setBaseUrl: (u: string) => (baseUrl = u), shutdown };
+  return { app, rt, db, keys, reloaded: !empty, setBaseUrl: (u: string) => (baseUrl = u), shutdown };
 }
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
@@ -116,6 +139,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     host,
     port,
     keys: prepared.keys,
+    reloaded: prepared.reloaded,
     db: prepared.db,
     rt: prepared.rt,
     async close() {

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { RATE_LIMIT_SPEC } from '../../contract/limits.js';
 import { action, examples } from '../shared.js';
 
 export function registerSandbox(program: Command): void {
@@ -13,7 +14,7 @@ export function registerSandbox(program: Command): void {
       .addOption(new Option('--host <host>', 'address to bind').default('127.0.0.1'))
       .option('--seed <file>', 'seed JSON to load instead of the built-in demo seed (docs/sandbox-seed.md)')
       .option('--state <file>', 'keep state in this SQLite file (loaded at start, saved within a second of each change)')
-      .addOption(new Option('--rate-limit <n/60s>', 'requests per key and window; 0 turns it off').default('600/60s'))
+      .addOption(new Option('--rate-limit <n/60s>', 'requests per key and window; 0 turns it off').default(RATE_LIMIT_SPEC))
       .option('--faults <spec>', 'inject faults, e.g. "503=0.1,429=0.05:2,reset=0.02,latency=0.2:50-400"')
       .option('--fault-seed <n>', 'seed for the fault dice, for reproducible runs')
       .option('--now <iso>', 'start the sandbox clock at this instant')

@@ -55,11 +55,12 @@ export async function start(ctx: Context, flags: StartFlags): Promise<number> {
     ctx.io.out(JSON.stringify({ baseUrl: sandbox.baseUrl, keys }) + '\n');
   } else {
     ctx.io.out(`notevox sandbox listening on ${sandbox.baseUrl}\n`);
+    if (sandbox.reloaded) ctx.io.out(`State loaded from ${flags.state}; no seed applied.\n`);
     if (keys.length) {
-      ctx.io.out('Seeded keys (sandbox demo values, not real credentials):\n');
+      ctx.io.out(sandbox.reloaded ? 'Demo keys in this state (sandbox demo values, not real credentials):\n' : 'Seeded keys (sandbox demo values, not real credentials):\n');
       const w = Math.max(...keys.map((k) => k.key.length));
       for (const k of keys) ctx.io.out(`  ${k.key.padEnd(w)}  ${k.type.padEnd(16)} ${k.label ?? ''}\n`);
-    } else ctx.io.out('State loaded from the state file; its keys are those of the seed it was created from.\n');
+    } else ctx.io.out('The keys of this state are those printed when it was seeded (only their hashes are stored).\n');
     ctx.io.out(`Try: NOTEVOX_BASE_URL=${sandbox.baseUrl} NOTEVOX_API_KEY=<key> notevox notes list\n`);
   }
   await new Promise<void>((resolve) => {

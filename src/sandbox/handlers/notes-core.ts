@@ -64,8 +64,6 @@ function listNotes(ctx: HandlerContext, workspaces?: string[]) {
   return { content: page.rows.map((n) => noteJson(rt.db, n)), nextCursor: page.nextCursor };
 }
 
-const UPDATABLE = new Set(['title']);
-
 export const notesCoreHandlers: HandlerMap = {
   'notes.list': (ctx) => listNotes(ctx),
 
@@ -85,17 +83,9 @@ export const notesCoreHandlers: HandlerMap = {
 
   'notes.get': (ctx) => noteJson(ctx.rt.db, ctx.note!),
 
+  // The app has checked updateMask (400001), the body (400000) and that the masked title is present (400002).
   'notes.update': (ctx) => {
-    const { rt, note, query, body, principal } = ctx;
-    const mask = String(query.updateMask ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    if (mask.length === 0) throw new ApiFailure(ERROR_CODES.UPDATE_MASK, 'updateMask is required', 'updateMask: name the fields to change, e.g. updateMask=title');
-    const unsupported = mask.filter((f) => !UPDATABLE.has(f));
-    if (unsupported.length) throw new ApiFailure(ERROR_CODES.UPDATE_MASK, `updateMask names an unsupported field: ${unsupported.join(', ')}`, 'updateMask: only title is supported');
-    if (body?.title === undefined || body?.title === null)
-      throw new ApiFailure(ERROR_CODES.UPDATE_MASK_FIELD_MISSING, 'title is named in updateMask but missing in the body', 'title: send a title of 1 to 100 characters');
+    const { rt, note, body, principal } = ctx;
     if (!noteEditable(rt.db, principal, note!)) throw forbidden('you may not change this note', 'UPDATE_CONTENT permission required');
     const now = rt.clock.now().toISOString();
     rt.db.run('UPDATE notes SET title = ?, updated_at = ? WHERE guid = ?', [body.title, now, note!.guid]);
