@@ -54,6 +54,8 @@ export interface ClientOptions {
   onRetry?: (event: RetryEvent) => void;
   /** Where proxy variables are read from; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** The error for an endpoint that needs a key when none is set (default: a generic "not logged in", exit 3). */
+  notLoggedIn?: () => Error;
   /** An undici Dispatcher to use instead of the client's own (tests inject a MockAgent); not closed by close(). */
   dispatcher?: unknown;
 }
@@ -373,7 +375,7 @@ export function createClient(opts: ClientOptions): ApiClient {
   }
 
   async function call<T>(ep: Endpoint, req: CallRequest = {}): Promise<ApiResponse<T>> {
-    if (ep.auth && !key) throw notLoggedIn();
+    if (ep.auth && !key) throw (opts.notLoggedIn ?? notLoggedIn)();
     const url = new URL(base + fillPath(ep, req.params) + buildQuery(req.query));
     const retryable = ep.idempotent || SAFE_METHODS.has(ep.method);
     const res = await execute(prepare(ep.method, url, req, ep.auth, retryable));
