@@ -209,7 +209,10 @@ function pageSizeFor(spec: PageSpec, pageSize: number | undefined, remaining: nu
 function readPage<T>(ep: Endpoint, data: unknown): Page<T> {
   const body = data as { content?: unknown; nextCursor?: unknown } | null;
   if (!body || typeof body !== 'object' || !Array.isArray(body.content)) {
-    throw new CliError(`unexpected response from ${ep.id}: no "content" list`, { exitCode: EXIT.UNEXPECTED });
+    throw new CliError(`unexpected response from ${ep.id}: no "content" list`, {
+      exitCode: EXIT.UNEXPECTED,
+      hint: 'The service answered in a shape this notevox does not know: check the base URL (notevox auth status), or rerun with --debug and report it.',
+    });
   }
   const next = typeof body.nextCursor === 'string' && body.nextCursor !== '' ? body.nextCursor : null;
   return { items: body.content as T[], nextCursor: next };

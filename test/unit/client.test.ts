@@ -299,6 +299,13 @@ describe('errors', () => {
     expect(explainError(api)).toMatchObject({ exitCode: EXIT.REJECTED, errorType: 'conflict', code: 409000 });
     expect(explainError(new TypeError('oops'))).toMatchObject({ message: 'oops', exitCode: EXIT.UNEXPECTED });
   });
+
+  it('every explained error of exit 1, 2, 3 or 8 has a hint, even when the thrower gave none', () => {
+    for (const exitCode of [EXIT.UNEXPECTED, EXIT.USAGE, EXIT.UNAUTHENTICATED, EXIT.UNAVAILABLE]) {
+      expect(explainError(new CliError('x', { exitCode })).hint, `exit ${exitCode}`).toMatch(/\w/);
+    }
+    expect(explainError(new CliError('x', { exitCode: EXIT.USAGE, hint: 'mine' })).hint).toBe('mine');
+  });
 });
 
 describe('requests and responses', () => {
