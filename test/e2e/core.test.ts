@@ -329,6 +329,10 @@ describe('precedence and status sources', () => {
       const env = await status([], undefined, DEMO_KEYS.member.token);
       expect(env.json).toMatchObject({ keyId: 'nvk_user_member', keySource: 'environment variable NOTEVOX_API_KEY' });
       expect(env.stderr).toMatch(/warning: NOTEVOX_API_KEY overrides the key stored in profile "work"/);
+      // A refused key is named, masked, with its source.
+      const refused = await run(['auth', 'status'], {}, `${DEMO_KEYS.admin.id}.wrong-secret-value`);
+      expect(refused.exitCode).toBe(3);
+      expect(refused.stderr).toMatch(/the key nvk_user_admin\.\*\*\*\*alue from environment variable NOTEVOX_API_KEY was refused: 401/);
       // Human view: the masked key and where it came from.
       const human = await run(['auth', 'status', '-o', 'table']);
       expect(human.stdout).toMatch(/Key from\s+profile "work"/);

@@ -1,3 +1,4 @@
+import { ApiError } from '../../client/errors.js';
 import { endpoint } from '../../contract/endpoints.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
 import { maskKey, parseApiKey } from '../../config/apikey.js';
@@ -109,7 +110,15 @@ export async function status(ctx: Context): Promise<void> {
     ctx.io.warn(`NOTEVOX_BASE_URL overrides the base URL stored in profile "${creds.profile}" (${stored.baseUrl}).`);
   }
   const client = await ctx.client();
-  const me = (await client.call<AuthMe>(endpoint('auth.me'))).data;
+  const me = (
+    await client.call<AuthMe>(endpoint('auth.me')).catch((e: unknown) => {
+      // Say which key was refused, and where it came from (as gh auth status does).
+      if (e instanceof ApiError && e.status === 401) {
+        throw new CliError(`the key ${maskKey(creds.apiKey!)} from ${source} was refused: ${e.message}`, { exitCode: e.exitCode, hint: e.hint, errorType: e.errorType, code: e.code });
+      }
+      throw e;
+    })
+  ).data;
   if (me.keyType === 'LEGACY_PERSONAL') ctx.io.warn(LEGACY_WARNING);
   const out = {
     profile: creds.profile,
