@@ -208,8 +208,14 @@ describe('retries, rate limits and unavailability', () => {
     const down = await startTestSandbox({ faults: '503=1' });
     try {
       await runCli(['notes', 'list'], { baseUrl: limited.baseUrl, key: ADMIN });
-      const r = await runCli(['notes', 'list', '--max-retries', '0'], { baseUrl: limited.baseUrl, key: ADMIN });
+      const r = await runCli(['notes', 'list', '--max-retries', '0', '--debug'], { baseUrl: limited.baseUrl, key: ADMIN });
       expect(r.exitCode).toBe(7);
+      // The trace: method and URL, status, duration and attempt, Retry-After; the key only masked.
+      expect(r.stderr).toMatch(/^> GET http:\/\/127\.0\.0\.1:\d+\/v1\/external\/notes\?size=50$/m);
+      expect(r.stderr).toMatch(/^< 429 Too Many Requests \d+ms attempt 1$/m);
+      expect(r.stderr).toMatch(/^< retry-after: \d+$/m);
+      expect(r.stderr).toMatch(/^> authorization: Bearer \*\*\*\*$/m);
+      noSecrets(r.stderr);
       const d = await runCli(['notes', 'list', '--max-retries', '1'], { baseUrl: down.baseUrl, key: ADMIN });
       expect(d.exitCode).toBe(8);
     } finally {
@@ -341,6 +347,34 @@ describe('precedence and status sources', () => {
     } finally {
       cfg.cleanup();
     }
+  });
+});
+
+describe('colour', () => {
+  it('FORCE_COLOR paints even when piped; --no-color, NO_COLOR and FORCE_COLOR=0 win; JSON never has colour', async () => {
+    const run = (args: string[], env: Record<string, string | undefined>) =>
+      runCli(['notes', 'list', '--limit', '2', '-o', 'table', ...args], { baseUrl: sb.baseUrl, key: ADMIN, env: { NO_COLOR: undefined, ...env } });
+    const ESC = '\u001b[';
+    expect((await run([], { FORCE_COLOR: '1' })).stdout).toContain(`${ESC}1mGUID`);
+    expect((await run(['--no-color'], { FORCE_COLOR: '1' })).stdout).not.toContain(ESC);
+    expect((await run([], { FORCE_COLOR: '1', NO_COLOR: '1' })).stdout).not.toContain(ESC);
+    expect((await run([], { FORCE_COLOR: '0' })).stdout).not.toContain(ESC);
+    expect((await run([], {})).stdout).not.toContain(ESC);
+    const json = await runCli(['notes', 'get', DEMO_NOTES.sprintRetro, '--json'], { baseUrl: sb.baseUrl, key: ADMIN, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    expect(json.stdout).not.toContain(ESC);
+    const err = await runCli(['notes', 'get', 'bad'], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    expect(err.stderr).toContain(`${ESC}31merror:`);
+  });
+
+  it('a terminal gets colour and relative times unless TERM=dumb', async () => {
+    const env = { NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: ADMIN, NO_COLOR: undefined, NOTEVOX_CONFIG_DIR: '/nonexistent/notevox-test' };
+    const xterm = await runInPty(['notes', 'list', '--limit', '2'], [], env, 30_000, { keepEscapes: true });
+    expect(xterm.exitCode, xterm.screen).toBe(0);
+    expect(xterm.screen).toContain('\u001b[1mGUID');
+    expect(xterm.screen).toMatch(/ ago/);
+    const dumb = await runInPty(['notes', 'list', '--limit', '2'], [], { ...env, TERM: 'dumb' }, 30_000, { keepEscapes: true });
+    expect(dumb.screen).toMatch(/GUID\s+TITLE/);
+    expect(dumb.screen).not.toContain('\u001b[');
   });
 });
 
