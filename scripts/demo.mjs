@@ -28,8 +28,13 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
+// The tour's own headings follow the same colour rules as notevox (a terminal, no NO_COLOR, TERM not dumb).
+const bold = process.stdout.isTTY && !process.env.NO_COLOR && process.env.TERM !== 'dumb' ? (s) => `\x1b[1m${s}\x1b[0m` : (s) => s;
+/** Shown as it would be typed: arguments with spaces or quotes are quoted. */
+const shellWord = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+
 function run(title, args, input) {
-  process.stdout.write(`\n\x1b[1m$ notevox ${args.join(' ')}\x1b[0m${title ? `   # ${title}` : ''}\n`);
+  process.stdout.write(`\n${bold(`$ notevox ${args.map(shellWord).join(' ')}`)}${title ? `   # ${title}` : ''}\n`);
   const r = spawnSync(process.execPath, [bin, ...args], { env, input, encoding: 'utf8' });
   process.stdout.write(r.stdout);
   process.stderr.write(r.stderr);

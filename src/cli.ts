@@ -25,7 +25,6 @@ export function buildProgram(): Command {
     .option('--debug', 'trace HTTP requests to stderr (env NOTEVOX_DEBUG=api); the key is never shown')
     .option('--no-color', 'disable colour (also NO_COLOR=1 or TERM=dumb)')
     .option('--no-input', 'never prompt; fail with exit code 10 when input is needed')
-    .showHelpAfterError('(run with --help for usage)')
     .helpCommand(false);
   program.addHelpText(
     'after',
@@ -109,7 +108,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const settings = readSettingsQuietly(env);
   const colorSetting = settings.color === 'always' || settings.color === 'never' ? settings.color : undefined;
   const io = createIOStreams({ noColor: argv.includes('--no-color'), noInput: argv.includes('--no-input'), env, colorSetting });
-  applyColorToEnvironment(io.color);
+  applyColorToEnvironment(io.color, { terminals: io.isStdoutTTY && io.isStderrTTY });
   const jsonErrors = wantsJsonErrors(argv, settings);
   const debug = argv.includes('--debug');
 
@@ -155,7 +154,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const program = buildProgram();
   const override = (cmd: Command) => {
     cmd.exitOverride();
-    cmd.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+    cmd.configureOutput({
+      writeOut: (s) => io.out(s),
+      writeErr: (s) => io.err(s),
+      // With -o json a usage error is the same JSON object on stderr as every other error.
+      outputError: (s, write) => (jsonErrors ? undefined : write(s)),
+    });
     cmd.commands.forEach(override);
   };
   override(program);
@@ -166,7 +170,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.OK;
-      if (err.code === 'notevox.unknownHelp') io.err(err.message + '\n');
+      if (jsonErrors) {
+        const message = err.message.replace(/^error:\s*/, '').trim();
+        io.err(JSON.stringify({ error: { exitCode: EXIT.USAGE, errorType: null, code: null, message, hint: 'Run the command with --help for usage.' } }) + '\n');
+      } else {
+        if (err.code === 'notevox.unknownHelp') io.err(err.message + '\n');
+        io.err(`${io.color ? '\u001b[2mhint:\u001b[22m' : 'hint:'} Run the command with --help for usage.\n`);
+      }
       return EXIT.USAGE;
     }
     return reportError(io, err, jsonErrors, debug);

@@ -2,7 +2,7 @@ import type { ApiClient } from './client/client.js';
 import type { Context, GlobalOptions } from './commands/types.js';
 import type { ConfigStore } from './config/store.js';
 import type { ResolvedCredentials } from './config/resolve.js';
-import { UsageError } from './errors.js';
+import { CliError, EXIT, UsageError } from './errors.js';
 import { VERSION } from './version.js';
 import type { IOStreams } from './io/iostreams.js';
 import type { Prompter } from './io/prompter.js';
@@ -20,6 +20,26 @@ export interface ContextDeps {
   /** Run at the end of the command (close connections so the process can exit). */
   onDispose: (fn: () => Promise<void> | void) => void;
   clock?: Context['clock'];
+}
+
+/** Characters an HTTP header value (and so a bearer key) may carry. */
+const HEADER_SAFE = /^[\x21-\x7e]+$/;
+
+/** No key for an API call: name the profile, and say when the profile itself does not exist. */
+function notLoggedInError(c: ResolvedCredentials, store: ConfigStore | undefined): CliError {
+  const how = c.profileSource === 'flag' ? ' (--profile)' : c.profileSource === 'env' ? ' (NOTEVOX_PROFILE)' : '';
+  const exists = store?.getProfile(c.profile) !== undefined;
+  if (!exists && (c.profileSource === 'flag' || c.profileSource === 'env')) {
+    const known = store?.listProfiles().map((p) => p.name) ?? [];
+    return new CliError(`no profile "${c.profile}"${how}`, {
+      exitCode: EXIT.UNAUTHENTICATED,
+      hint: (known.length ? `Known profiles: ${known.join(', ')}. ` : '') + `Create it with \`notevox auth login --profile ${c.profile}\`, or set NOTEVOX_API_KEY.`,
+    });
+  }
+  return new CliError(`not logged in: profile "${c.profile}"${how} has no API key`, {
+    exitCode: EXIT.UNAUTHENTICATED,
+    hint: 'Run `notevox auth login` or set NOTEVOX_API_KEY.',
+  });
 }
 
 function positiveNumber(flag: string, value: string | undefined, min = 0): number | undefined {
@@ -53,6 +73,28 @@ export function createContext(deps: ContextDeps): Context {
     return creds;
   };
 
+  /** A client with this command's settings (timeout, retries, tracing, proxies), closed when the command ends. */
+  const clientFor: Context['clientFor'] = async (o) => {
+    const s = await config();
+    const { validateBaseUrl } = await import('./config/baseurl.js');
+    const { createClient } = await import('./client/client.js');
+    const timeoutSeconds = positiveNumber('--timeout', globals.timeout ?? s.getSetting('timeout'), 1);
+    const maxRetries = positiveNumber('--max-retries', globals.maxRetries ?? s.getSetting('max_retries'), 0);
+    const c = createClient({
+      baseUrl: validateBaseUrl(o.baseUrl),
+      apiKey: o.apiKey,
+      timeoutMs: timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined,
+      maxRetries: maxRetries !== undefined ? Math.floor(maxRetries) : undefined,
+      debug: Boolean(globals.debug) || (env.NOTEVOX_DEBUG ?? '').split(',').map((v) => v.trim()).includes('api'),
+      log: (line) => io.err(line + '\n'),
+      env,
+      userAgent: `notevox/${VERSION} (node ${process.version})`,
+      notLoggedIn: o.notLoggedIn,
+    });
+    deps.onDispose(() => c.close());
+    return c;
+  };
+
   const chosen = globals.output ?? deps.settings?.output;
   const format = globals.json ? 'json' : chosen ? parseOutputFormat(chosen) : undefined;
   const output: OutputOptions = {
@@ -72,25 +114,15 @@ export function createContext(deps: ContextDeps): Context {
     takeOverInterrupt: deps.takeOverInterrupt,
     config,
     credentials,
+    clientFor,
     async client() {
       if (client) return client;
       const c = await credentials();
-      const s = await config();
-      const { validateBaseUrl } = await import('./config/baseurl.js');
-      const { createClient } = await import('./client/client.js');
-      const timeoutSeconds = positiveNumber('--timeout', globals.timeout ?? s.getSetting('timeout'), 1);
-      const maxRetries = positiveNumber('--max-retries', globals.maxRetries ?? s.getSetting('max_retries'), 0);
-      client = createClient({
-        baseUrl: validateBaseUrl(c.baseUrl),
-        apiKey: c.apiKey,
-        timeoutMs: timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined,
-        maxRetries: maxRetries !== undefined ? Math.floor(maxRetries) : undefined,
-        debug: Boolean(globals.debug) || (env.NOTEVOX_DEBUG ?? '').split(',').includes('api'),
-        log: (line) => io.err(line + '\n'),
-        env,
-        userAgent: `notevox/${VERSION} (node ${process.version})`,
-      });
-      deps.onDispose(() => client?.close());
+      if (c.apiKey && !HEADER_SAFE.test(c.apiKey)) {
+        const where = c.apiKeySource?.kind === 'env' ? c.apiKeySource.name : `profile "${c.profile}"`;
+        throw new UsageError(`the API key from ${where} contains spaces or control characters`, 'Set it to the key `{id}.{secret}` exactly as shown in the dashboard, on one line.');
+      }
+      client = await clientFor({ baseUrl: c.baseUrl, apiKey: c.apiKey, notLoggedIn: () => notLoggedInError(c, store) });
       return client;
     },
     async prompter() {

@@ -54,6 +54,8 @@ export interface ClientOptions {
   onRetry?: (event: RetryEvent) => void;
   /** Where proxy variables are read from; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** The error for an endpoint that needs a key when none is set (default: a generic "not logged in", exit 3). */
+  notLoggedIn?: () => Error;
   /** An undici Dispatcher to use instead of the client's own (tests inject a MockAgent); not closed by close(). */
   dispatcher?: unknown;
 }
@@ -207,7 +209,10 @@ function pageSizeFor(spec: PageSpec, pageSize: number | undefined, remaining: nu
 function readPage<T>(ep: Endpoint, data: unknown): Page<T> {
   const body = data as { content?: unknown; nextCursor?: unknown } | null;
   if (!body || typeof body !== 'object' || !Array.isArray(body.content)) {
-    throw new CliError(`unexpected response from ${ep.id}: no "content" list`, { exitCode: EXIT.UNEXPECTED });
+    throw new CliError(`unexpected response from ${ep.id}: no "content" list`, {
+      exitCode: EXIT.UNEXPECTED,
+      hint: 'The service answered in a shape this notevox does not know: check the base URL (notevox auth status), or rerun with --debug and report it.',
+    });
   }
   const next = typeof body.nextCursor === 'string' && body.nextCursor !== '' ? body.nextCursor : null;
   return { items: body.content as T[], nextCursor: next };
@@ -373,7 +378,7 @@ export function createClient(opts: ClientOptions): ApiClient {
   }
 
   async function call<T>(ep: Endpoint, req: CallRequest = {}): Promise<ApiResponse<T>> {
-    if (ep.auth && !key) throw notLoggedIn();
+    if (ep.auth && !key) throw (opts.notLoggedIn ?? notLoggedIn)();
     const url = new URL(base + fillPath(ep, req.params) + buildQuery(req.query));
     const retryable = ep.idempotent || SAFE_METHODS.has(ep.method);
     const res = await execute(prepare(ep.method, url, req, ep.auth, retryable));

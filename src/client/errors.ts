@@ -145,11 +145,22 @@ export interface ExplainedError {
   code?: number | string;
 }
 
+const BUG_HINT = 'This looks like a bug: rerun with --debug and report it.';
+
+/** What to do, for errors that did not say it themselves. */
+const FALLBACK_HINTS: Partial<Record<number, string>> = {
+  [EXIT.UNEXPECTED]: BUG_HINT,
+  [EXIT.USAGE]: 'Run the command with --help for usage and examples.',
+  [EXIT.UNAUTHENTICATED]: NOT_LOGGED_IN_HINT,
+  [EXIT.UNAVAILABLE]: NETWORK_HINT,
+};
+
 /** Message, hint and exit code for any error reaching the top level; `key`, when given, is masked too. */
 export function explainError(err: unknown, key?: string): ExplainedError {
   if (err instanceof CliError) {
     const out: ExplainedError = { message: oneLine(err.message, key), exitCode: err.exitCode };
-    if (err.hint) out.hint = oneLine(err.hint, key);
+    const hint = err.hint ?? FALLBACK_HINTS[err.exitCode];
+    if (hint) out.hint = oneLine(hint, key);
     if (err.errorType !== undefined) out.errorType = err.errorType;
     if (err.code !== undefined) out.code = err.code;
     return out;
@@ -158,7 +169,7 @@ export function explainError(err: unknown, key?: string): ExplainedError {
   const message = err instanceof Error ? err.message || err.name : String(err);
   return {
     message: oneLine(message, key),
-    hint: 'This looks like a bug: rerun with --debug and report it.',
+    hint: BUG_HINT,
     exitCode: EXIT.UNEXPECTED,
   };
 }

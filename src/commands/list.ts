@@ -6,8 +6,18 @@ import type { Context } from './types.js';
 
 export function parseLimit(value: string | undefined, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value ?? 50);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`--limit "${value}" must be a whole number from 1 to ${max}`);
+  if (!Number.isInteger(n) || n < 1 || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? 'a whole number of at least 1' : `a whole number from 1 to ${max}`;
+    throw new UsageError(`--limit "${value}" must be ${range}`, 'Pass e.g. --limit 100, or --all for every page.');
+  }
   return n;
+}
+
+/** "notes" → "note", "word memories" → "word memory" (for "Showing 1 …"). */
+export function singular(noun: string): string {
+  if (noun.endsWith('ies')) return noun.slice(0, -3) + 'y';
+  if (noun.endsWith('ches') || noun.endsWith('shes') || noun.endsWith('sses')) return noun.slice(0, -2);
+  return noun.endsWith('s') ? noun.slice(0, -1) : noun;
 }
 
 /**
@@ -37,7 +47,7 @@ export async function printPaged(
   }
   writer.end();
   if (next && !flags.all) {
-    ctx.io.info(`Showing ${shown} ${noun}; more are available. Use --all for every page, or --cursor ${next} to continue.`);
+    ctx.io.info(`Showing ${shown} ${shown === 1 ? singular(noun) : noun}; more are available. Use --all for every page, or --cursor ${next} to continue.`);
   }
 }
 

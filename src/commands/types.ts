@@ -36,6 +36,11 @@ export interface Context {
   credentials(): Promise<ResolvedCredentials>;
   /** The API client for the resolved profile; fails with exit 3 when an API call needs a key and none is set. */
   client(): Promise<ApiClient>;
+  /**
+   * Another client with this command's settings (timeout, retries, tracing, proxies) for an explicit base URL and
+   * key, e.g. to check a key before it is saved. Closed when the command ends.
+   */
+  clientFor(o: { baseUrl: string; apiKey?: string; notLoggedIn?: () => Error }): Promise<ApiClient>;
   prompter(): Promise<Prompter>;
   /** Aborted on Ctrl-C. */
   signal: AbortSignal;

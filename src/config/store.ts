@@ -48,6 +48,13 @@ export const CONFIG_FILE_MODE = 0o600;
 export const CONFIG_DIR_MODE = 0o700;
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/** Profile names: letters, digits, ".", "_" and "-", at most 64, starting with a letter or digit. */
+export function checkProfileName(name: string): void {
+  if (!PROFILE_NAME.test(name)) {
+    throw new UsageError(`invalid profile name "${name}"`, 'Use letters, digits, ".", "_" and "-" (at most 64, starting with a letter or digit).');
+  }
+}
+
 /** NOTEVOX_CONFIG_DIR, else $XDG_CONFIG_HOME/notevox, else ~/.config/notevox (%APPDATA%\notevox on Windows). */
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   const override = env[ENV_VARS.configDir];
@@ -146,11 +153,7 @@ export function openConfig(env: NodeJS.ProcessEnv = process.env): ConfigStore {
     open().store = next;
     repair(true);
   };
-  const checkName = (name: string) => {
-    if (!PROFILE_NAME.test(name)) {
-      throw new UsageError(`invalid profile name "${name}"`, 'Use letters, digits, ".", "_" and "-" (at most 64, starting with a letter or digit).');
-    }
-  };
+  const checkName = checkProfileName;
   const hasProfile = (c: StoredConfig, name: string) => Object.hasOwn(c.profiles, name);
 
   return {

@@ -74,11 +74,17 @@ export function decideCanPrompt(o: { env: NodeJS.ProcessEnv; noInput?: boolean; 
  * Make every colour-aware library (chalk via ora, inquirer, Node's own) follow our decision. Call it before any of
  * them is imported; ora and inquirer are only imported lazily.
  */
-export function applyColorToEnvironment(color: boolean): void {
+export function applyColorToEnvironment(color: boolean, o: { terminals?: boolean; env?: NodeJS.ProcessEnv } = {}): void {
+  const env = o.env ?? process.env;
   // Node warns when NO_COLOR and FORCE_COLOR are both set; FORCE_COLOR alone expresses the decision.
-  delete process.env.NO_COLOR;
-  if (!color) process.env.FORCE_COLOR = '0';
-  else if (!enabled(process.env.FORCE_COLOR)) delete process.env.FORCE_COLOR;
+  delete env.NO_COLOR;
+  if (!color) env.FORCE_COLOR = '0';
+  else if (enabled(env.FORCE_COLOR)) return;
+  // Colour on although stdout or stderr is not a terminal (`config set color always`): libraries that look at
+  // the streams themselves would say no, so force them. On terminals they agree already, and leaving
+  // FORCE_COLOR unset keeps it away from child processes whose output is captured.
+  else if (o.terminals === false) env.FORCE_COLOR = '1';
+  else delete env.FORCE_COLOR;
 }
 
 function terminalColumns(stdout: NodeJS.WritableStream, env: NodeJS.ProcessEnv): number {

@@ -1,8 +1,10 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, DEMO_NOTES } from '../../src/sandbox/demo-seed.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { BIN, runCli, spawnCli, tempConfigDir } from '../helpers/cli.js';
 import { runInPty } from '../helpers/pty.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
@@ -153,8 +155,9 @@ describe('notes get/list/rename and output formats', () => {
     expect(missing.exitCode).toBe(5);
     const json = await cli(['notes', 'get', DEMO_NOTES.deletedBrainstorm, '--json']);
     expect(JSON.parse(json.stderr.trim().split('\n').pop()!)).toMatchObject({ error: { exitCode: 5, errorType: 'not_found', code: 404000 } });
-    const rejected = await cli(['api', 'PATCH', `notes/${DEMO_NOTES.sprintRetro}`, '-f', 'updateMask=color', '-F', 'title=x']);
+    const rejected = await cli(['api', 'PATCH', `notes/${DEMO_NOTES.sprintRetro}?updateMask=color`, '-F', 'title=x']);
     expect(rejected.exitCode).toBe(6);
+    expect(rejected.stderr).toMatch(/400 bad_request, code 400001/);
     const usage = await cli(['notes', 'list', '--bogus']);
     expect(usage.exitCode).toBe(2);
     const insecure = await cli(['notes', 'list'], ADMIN, { NOTEVOX_BASE_URL: 'http://api.example.com' });
@@ -205,8 +208,14 @@ describe('retries, rate limits and unavailability', () => {
     const down = await startTestSandbox({ faults: '503=1' });
     try {
       await runCli(['notes', 'list'], { baseUrl: limited.baseUrl, key: ADMIN });
-      const r = await runCli(['notes', 'list', '--max-retries', '0'], { baseUrl: limited.baseUrl, key: ADMIN });
+      const r = await runCli(['notes', 'list', '--max-retries', '0', '--debug'], { baseUrl: limited.baseUrl, key: ADMIN });
       expect(r.exitCode).toBe(7);
+      // The trace: method and URL, status, duration and attempt, Retry-After; the key only masked.
+      expect(r.stderr).toMatch(/^> GET http:\/\/127\.0\.0\.1:\d+\/v1\/external\/notes\?size=50$/m);
+      expect(r.stderr).toMatch(/^< 429 Too Many Requests \d+ms attempt 1$/m);
+      expect(r.stderr).toMatch(/^< retry-after: \d+$/m);
+      expect(r.stderr).toMatch(/^> authorization: Bearer \*\*\*\*$/m);
+      noSecrets(r.stderr);
       const d = await runCli(['notes', 'list', '--max-retries', '1'], { baseUrl: down.baseUrl, key: ADMIN });
       expect(d.exitCode).toBe(8);
     } finally {
@@ -228,5 +237,281 @@ describe('startup and help', () => {
     expect(bash.stdout).toMatch(/complete .*-F _notevox notevox/);
     const help = await runCli(['notes', 'list', '--help']);
     expect(help.stdout).toContain('Examples:');
+  });
+});
+
+/** Every file under `dir` whose content includes `needle`. */
+function filesContaining(dir: string, needle: string): string[] {
+  const hits: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) hits.push(...filesContaining(p, needle));
+    else if (entry.isFile() && readFileSync(p, 'utf8').includes(needle)) hits.push(p);
+  }
+  return hits;
+}
+
+describe('the key on disk and on screen', () => {
+  it('is stored only in the 0600 file of the XDG config dir, repaired when loosened, and never printed', async () => {
+    const home = tempConfigDir();
+    try {
+      // No NOTEVOX_CONFIG_DIR: the real default location under $HOME.
+      const env = { HOME: home.dir, NOTEVOX_CONFIG_DIR: undefined };
+      const run = (args: string[], o: { key?: string; input?: string } = {}) => runCli(args, { env, key: o.key, input: o.input });
+      const login = await run(['auth', 'login', '--with-key', '--base-url', sb.baseUrl], { input: `  ${ADMIN}\n` });
+      expect(login.exitCode, login.stderr).toBe(0);
+      const dir = join(home.dir, '.config', 'notevox');
+      const file = join(dir, 'config.json');
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+
+      const outputs = [login.stdout, login.stderr];
+      for (const args of [
+        ['auth', 'status'],
+        ['auth', 'status', '-o', 'table'],
+        ['auth', 'status', '--json'],
+        ['notes', 'list', '--limit', '2', '--debug'],
+        ['notes', 'get', DEMO_NOTES.sprintRetro, '--debug', '-o', 'json'],
+        ['notes', 'get', DEMO_NOTES.deletedBrainstorm, '--json'],
+        ['api', '-i', 'auth/me'],
+        ['api', '-i', `notes/${DEMO_NOTES.deletedBrainstorm}`],
+        ['profile', 'list', '--json'],
+        ['config', 'list', '--json'],
+      ]) {
+        const r = await run(args);
+        outputs.push(r.stdout, r.stderr);
+      }
+      // A refused key (wrong secret) and a bare id are not echoed either.
+      for (const key of [`${DEMO_KEYS.admin.id}.${DEMO_KEYS.member.secret}`, DEMO_KEYS.member.secret]) {
+        const r = await run(['notes', 'list', '--debug'], { key });
+        expect(r.exitCode).toBe(3);
+        outputs.push(r.stdout, r.stderr);
+      }
+      noSecrets(...outputs);
+      expect(filesContaining(home.dir, DEMO_KEYS.admin.secret)).toEqual([file]);
+
+      // Loosened by hand: the next command (even one that only reads) puts the modes back.
+      chmodSync(file, 0o644);
+      chmodSync(dir, 0o755);
+      expect((await run(['auth', 'status'])).exitCode).toBe(0);
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+
+      await run(['auth', 'logout']);
+      expect(filesContaining(home.dir, DEMO_KEYS.admin.secret)).toEqual([]);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
+describe('precedence and status sources', () => {
+  it('flags > environment > profile > defaults, and auth status names each source', async () => {
+    const cfg = tempConfigDir();
+    try {
+      const run = (args: string[], env: Record<string, string | undefined> = {}, key?: string) => runCli(args, { configDir: cfg.dir, key, env });
+      expect((await runCli(['auth', 'login', '--with-key', '--profile', 'work', '--base-url', sb.baseUrl], { configDir: cfg.dir, input: ADMIN })).exitCode).toBe(0);
+      const status = async (args: string[], env?: Record<string, string | undefined>, key?: string) => {
+        const r = await run(['auth', 'status', '--json', ...args], env, key);
+        expect(r.exitCode, r.stderr).toBe(0);
+        return { json: JSON.parse(r.stdout), stderr: r.stderr };
+      };
+      expect((await status([])).json).toMatchObject({ profile: 'work', baseUrlSource: 'profile', keySource: 'profile "work"', key: 'nvk_user_admin.****0001' });
+      // --base-url beats NOTEVOX_BASE_URL, which beats the profile (and status warns about it).
+      const bad = 'http://127.0.0.1:1';
+      expect((await status(['--base-url', sb.baseUrl], { NOTEVOX_BASE_URL: bad })).json).toMatchObject({ baseUrl: sb.baseUrl, baseUrlSource: 'flag' });
+      const envUrl = await run(['auth', 'status', '--max-retries', '0'], { NOTEVOX_BASE_URL: bad });
+      expect(envUrl.exitCode).toBe(8);
+      expect(envUrl.stderr).toMatch(/NOTEVOX_BASE_URL overrides the base URL stored in profile "work"/);
+      // --profile beats NOTEVOX_PROFILE; an unknown profile is named, with the known ones.
+      expect((await status(['--profile', 'work'], { NOTEVOX_PROFILE: 'other' })).json).toMatchObject({ profile: 'work', keySource: 'profile "work" (--profile)' });
+      const unknown = await run(['notes', 'list'], { NOTEVOX_PROFILE: 'other' });
+      expect(unknown.exitCode).toBe(3);
+      expect(unknown.stderr).toMatch(/no profile "other" \(NOTEVOX_PROFILE\)/);
+      expect(unknown.stderr).toMatch(/Known profiles: work/);
+      // Empty variables count as unset.
+      expect((await status([], { NOTEVOX_PROFILE: '', NOTEVOX_BASE_URL: '' })).json).toMatchObject({ profile: 'work', baseUrlSource: 'profile' });
+      // NOTEVOX_API_KEY beats the stored key, and status warns.
+      const env = await status([], undefined, DEMO_KEYS.member.token);
+      expect(env.json).toMatchObject({ keyId: 'nvk_user_member', keySource: 'environment variable NOTEVOX_API_KEY' });
+      expect(env.stderr).toMatch(/warning: NOTEVOX_API_KEY overrides the key stored in profile "work"/);
+      // A refused key is named, masked, with its source.
+      const refused = await run(['auth', 'status'], {}, `${DEMO_KEYS.admin.id}.wrong-secret-value`);
+      expect(refused.exitCode).toBe(3);
+      expect(refused.stderr).toMatch(/the key nvk_user_admin\.\*\*\*\*alue from environment variable NOTEVOX_API_KEY was refused: 401/);
+      // Human view: the masked key and where it came from.
+      const human = await run(['auth', 'status', '-o', 'table']);
+      expect(human.stdout).toMatch(/Key from\s+profile "work"/);
+      expect(human.stdout).toMatch(/Key\s+nvk_user_admin\.\*\*\*\*0001/);
+      noSecrets(human.stdout, human.stderr, env.stderr);
+    } finally {
+      cfg.cleanup();
+    }
+  });
+});
+
+describe('colour', () => {
+  it('FORCE_COLOR paints even when piped; --no-color, NO_COLOR and FORCE_COLOR=0 win; JSON never has colour', async () => {
+    const run = (args: string[], env: Record<string, string | undefined>) =>
+      runCli(['notes', 'list', '--limit', '2', '-o', 'table', ...args], { baseUrl: sb.baseUrl, key: ADMIN, env: { NO_COLOR: undefined, ...env } });
+    const ESC = '\u001b[';
+    expect((await run([], { FORCE_COLOR: '1' })).stdout).toContain(`${ESC}1mGUID`);
+    expect((await run(['--no-color'], { FORCE_COLOR: '1' })).stdout).not.toContain(ESC);
+    expect((await run([], { FORCE_COLOR: '1', NO_COLOR: '1' })).stdout).not.toContain(ESC);
+    expect((await run([], { FORCE_COLOR: '0' })).stdout).not.toContain(ESC);
+    expect((await run([], {})).stdout).not.toContain(ESC);
+    const json = await runCli(['notes', 'get', DEMO_NOTES.sprintRetro, '--json'], { baseUrl: sb.baseUrl, key: ADMIN, env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    expect(json.stdout).not.toContain(ESC);
+    const err = await runCli(['notes', 'get', 'bad'], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    expect(err.stderr).toContain(`${ESC}31merror:`);
+  });
+
+  it('a terminal gets colour and relative times unless TERM=dumb', async () => {
+    const env = { NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: ADMIN, NO_COLOR: undefined, NOTEVOX_CONFIG_DIR: '/nonexistent/notevox-test' };
+    const xterm = await runInPty(['notes', 'list', '--limit', '2'], [], env, 30_000, { keepEscapes: true });
+    expect(xterm.exitCode, xterm.screen).toBe(0);
+    expect(xterm.screen).toContain('\u001b[1mGUID');
+    expect(xterm.screen).toMatch(/ ago/);
+    const dumb = await runInPty(['notes', 'list', '--limit', '2'], [], { ...env, TERM: 'dumb' }, 30_000, { keepEscapes: true });
+    expect(dumb.screen).toMatch(/GUID\s+TITLE/);
+    expect(dumb.screen).not.toContain('\u001b[');
+  });
+});
+
+describe('prompting rules', () => {
+  it('--no-input, or CI, on a terminal: exit 10 naming the flag, and nothing asked', async () => {
+    const cfg = tempConfigDir();
+    try {
+      for (const [args, env] of [
+        [['--no-input'], {}],
+        [[], { CI: 'true' }],
+      ] as const) {
+        const r = await runInPty(['auth', 'login', '--base-url', sb.baseUrl, ...args], [], { NOTEVOX_CONFIG_DIR: cfg.dir, ...env });
+        expect(r.exitCode, r.screen).toBe(10);
+        expect(r.screen).toContain('--with-key');
+        expect(r.screen).not.toContain('Paste your API key');
+      }
+      expect(readdirSync(cfg.dir)).toEqual([]);
+    } finally {
+      cfg.cleanup();
+    }
+  });
+});
+
+describe('every exit code this core can produce', () => {
+  it('1: a response the CLI cannot understand, with a hint', async () => {
+    const odd = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"unexpected":true}'));
+    await new Promise<void>((r) => odd.listen(0, '127.0.0.1', r));
+    try {
+      const r = await runCli(['notes', 'list'], { baseUrl: `http://127.0.0.1:${(odd.address() as AddressInfo).port}`, key: ADMIN });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toMatch(/^error: unexpected response/m);
+      expect(r.stderr).toMatch(/^hint: /m);
+    } finally {
+      odd.closeAllConnections();
+      await new Promise((r) => odd.close(r));
+    }
+  });
+
+  it('2 as a JSON object on stderr with --json, also for a usage error found by the parser', async () => {
+    const r = await runCli(['notes', 'list', '--bogus', '--json'], { baseUrl: sb.baseUrl, key: ADMIN });
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stderr)).toEqual({ error: { exitCode: 2, errorType: null, code: null, message: "unknown option '--bogus'", hint: expect.any(String) } });
+    const human = await runCli(['notes', 'list', '--bogus'], { baseUrl: sb.baseUrl, key: ADMIN });
+    expect(human.stderr.trim().split('\n')).toEqual(["error: unknown option '--bogus'", expect.stringMatching(/^hint: /)]);
+  });
+
+  it('130: Ctrl-C while waiting to retry', async () => {
+    const down = await startTestSandbox({ faults: '503=1' });
+    try {
+      const child = spawnCli(['notes', 'list', '--max-retries', '10'], { baseUrl: down.baseUrl, key: ADMIN });
+      let stderr = '';
+      await new Promise<void>((resolveWait, reject) => {
+        const t = setTimeout(() => reject(new Error(`no retry notice; stderr: ${stderr}`)), 20_000);
+        child.stderr!.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (stderr.includes('retrying')) {
+            clearTimeout(t);
+            resolveWait();
+          }
+        });
+      });
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.exitCode).toBe(130);
+      expect(String(r.stderr)).toMatch(/interrupted/);
+    } finally {
+      await down.close();
+    }
+  });
+});
+
+describe('api fields, errors and headers', () => {
+  const cli = (args: string[]) => runCli(args, { baseUrl: sb.baseUrl, key: ADMIN });
+
+  it('builds nested bodies from -f/-F, sends DELETE fields as a body, and shows an error answer like gh', async () => {
+    const created = await cli(['api', 'POST', 'users/me/word-memories', '-f', 'entries[][entry]=CoreAcme', '-f', 'entries[][subEntry]=ACM', '-f', 'entries[][entry]=CoreGlobex']);
+    expect(created.exitCode, created.stderr).toBe(0);
+    const items = JSON.parse(created.stdout).content;
+    expect(items.map((i: any) => [i.entry, i.subEntry])).toEqual([
+      ['CoreAcme', 'ACM'],
+      ['CoreGlobex', null],
+    ]);
+    const del = await cli(['api', 'DELETE', 'users/me/word-memories', ...items.flatMap((i: any) => ['-F', `ids[]=${i.id}`])]);
+    expect(del.exitCode, del.stderr).toBe(0);
+    expect(JSON.parse(del.stdout)).toEqual({ deleted: 2, notFound: [] });
+
+    const missing = await cli(['api', '-i', `notes/${DEMO_NOTES.deletedBrainstorm}`]);
+    expect(missing.exitCode).toBe(5);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 404000, errorType: 'not_found' } });
+    expect(missing.stderr).toMatch(/^HTTP 404$/m);
+    expect(missing.stderr).toMatch(/^error: 404 not_found/m);
+
+    const noFile = await cli(['api', 'POST', 'users/me/word-memories', '-F', 'entries=@/nonexistent/file.json']);
+    expect(noFile.exitCode).toBe(2);
+    expect(noFile.stderr).toContain('/nonexistent/file.json');
+    const renamed = await cli(['api', 'PATCH', `notes/${DEMO_NOTES.sprintRetro}?updateMask=title`, '-f', 'title=Via api', '--query', 'title']);
+    expect(renamed.exitCode, renamed.stderr).toBe(0);
+    expect(JSON.parse(renamed.stdout)).toBe('Via api');
+  });
+});
+
+describe('startup', () => {
+  it('--version needs neither the bundle nor any dependency', async () => {
+    const dir = tempConfigDir();
+    try {
+      mkdirSync(join(dir.dir, 'bin'));
+      copyFileSync(BIN, join(dir.dir, 'bin', 'notevox.js'));
+      copyFileSync(resolve(dirname(BIN), '..', 'package.json'), join(dir.dir, 'package.json'));
+      const { execa } = await import('execa');
+      const r = await execa(process.execPath, [join(dir.dir, 'bin', 'notevox.js'), '--version'], { reject: false });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(String(r.stdout)).toMatch(/^notevox \d+\.\d+\.\d+$/);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('the built entry loads only Node built-ins and commander up front; undici, zod, tables, spinners and prompts load when used', () => {
+    const external = new Set<string>();
+    const seen = new Set<string>();
+    const bundledHeavy = new Set<string>();
+    const walk = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, 'utf8');
+      // esbuild marks bundled dependency code with its path, e.g. `// node_modules/undici/lib/…`.
+      for (const m of text.matchAll(/^\/\/ .*node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) bundledHeavy.add(m[1]);
+      // Static imports only: `import … from "x"`, `import "x"`, `export … from "x"` (not `import("x")`).
+      for (const m of text.matchAll(/^\s*(?:import|export)\s+(?:[^'"();]*?\sfrom\s+)?["']([^"']+)["']/gm)) {
+        if (m[1].startsWith('.')) walk(resolve(dirname(file), m[1]));
+        else external.add(m[1].replace(/\/.*$/, ''));
+      }
+    };
+    walk(resolve(dirname(BIN), '..', 'dist', 'cli.js'));
+    // commander is bundled into the entry (build.mjs); any other package would be a static import or bundled code.
+    expect([...external].filter((e) => !e.startsWith('node:'))).toEqual([]);
+    expect([...bundledHeavy]).toEqual(['commander']);
+    expect(seen.size).toBeGreaterThan(1);
   });
 });

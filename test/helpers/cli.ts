@@ -22,11 +22,9 @@ export function tempConfigDir(): { dir: string; cleanup(): void } {
  * Run the built CLI (dist/, via bin/notevox.js) as a user would: non-interactive (CI=1, no TTY), no colour,
  * its own config dir, and the given key and base URL in the environment unless `env` overrides them.
  */
-export async function runCli(
-  args: string[],
-  opts: { baseUrl?: string; key?: string; configDir?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number; cwd?: string } = {},
-): Promise<CliResult> {
-  const env: Record<string, string | undefined> = {
+/** The environment runCli gives the CLI. */
+export function cliEnv(opts: { baseUrl?: string; key?: string; configDir?: string; env?: Record<string, string | undefined> } = {}): Record<string, string | undefined> {
+  return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     CI: '1',
@@ -36,6 +34,18 @@ export async function runCli(
     NOTEVOX_API_KEY: opts.key,
     ...opts.env,
   };
+}
+
+/** Start the built CLI without waiting for it (to signal it, or read its output as it comes). */
+export function spawnCli(args: string[], opts: Parameters<typeof cliEnv>[0] = {}) {
+  return execa(process.execPath, [BIN, ...args], { env: cliEnv(opts) as Record<string, string>, extendEnv: false, reject: false, timeout: 60_000 });
+}
+
+export async function runCli(
+  args: string[],
+  opts: { baseUrl?: string; key?: string; configDir?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number; cwd?: string } = {},
+): Promise<CliResult> {
+  const env = cliEnv(opts);
   const r = await execa(process.execPath, [BIN, ...args], {
     env: env as Record<string, string>,
     extendEnv: false,

@@ -6,13 +6,14 @@ export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * Run the built CLI in a pseudo-terminal (`script` from util-linux), answering each prompt when its
- * text appears. Returns the exit code and everything the terminal showed (escape sequences removed).
+ * text appears. Returns the exit code and everything the terminal showed (escape sequences removed unless `keepEscapes`).
  */
 export function runInPty(
   args: string[],
   steps: Array<[RegExp, string]>,
   env: Record<string, string | undefined>,
   timeoutMs = 30_000,
+  opts: { keepEscapes?: boolean } = {},
 ): Promise<{ exitCode: number | null; screen: string }> {
   const cmd = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
   const fullEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', NO_COLOR: '1', COLUMNS: '100', ...env };
@@ -26,7 +27,7 @@ export function runInPty(
       reject(new Error(`pty run timed out at step ${step}; screen so far:\n${screen}`));
     }, timeoutMs);
     child.stdout.on('data', (d: Buffer) => {
-      const text = d.toString('utf8').replace(ANSI, '');
+      const text = opts.keepEscapes ? d.toString('utf8') : d.toString('utf8').replace(ANSI, '');
       screen += text;
       pending += text;
       while (step < steps.length && steps[step][0].test(pending)) {

@@ -11,7 +11,7 @@ import { errorEnvelope, ERROR_CODES } from '../../src/contract/errors.js';
 import { PAGE_SIZES } from '../../src/contract/limits.js';
 import type { Endpoint } from '../../src/contract/types.js';
 import { ApiError, buildQuery, createClient, explainError, NetworkError, parseRateLimit, type ClientOptions } from '../../src/client/client.js';
-import { createDispatcher, describeProxy, proxyConfigured } from '../../src/client/transport.js';
+import { createDispatcher, describeProxy, loadDispatchers, proxyConfigured } from '../../src/client/transport.js';
 import { CliError, EXIT } from '../../src/errors.js';
 
 const BASE = 'https://api.test';
@@ -298,6 +298,13 @@ describe('errors', () => {
     const api = new ApiError({ status: 409, errorType: 'conflict', code: 409000, apiMessage: 'busy' });
     expect(explainError(api)).toMatchObject({ exitCode: EXIT.REJECTED, errorType: 'conflict', code: 409000 });
     expect(explainError(new TypeError('oops'))).toMatchObject({ message: 'oops', exitCode: EXIT.UNEXPECTED });
+  });
+
+  it('every explained error of exit 1, 2, 3 or 8 has a hint, even when the thrower gave none', () => {
+    for (const exitCode of [EXIT.UNEXPECTED, EXIT.USAGE, EXIT.UNAUTHENTICATED, EXIT.UNAVAILABLE]) {
+      expect(explainError(new CliError('x', { exitCode })).hint, `exit ${exitCode}`).toMatch(/\w/);
+    }
+    expect(explainError(new CliError('x', { exitCode: EXIT.USAGE, hint: 'mine' })).hint).toBe('mine');
   });
 });
 
@@ -591,13 +598,23 @@ describe('startup cost', () => {
       import { createRequire } from 'node:module';
       const require = createRequire(import.meta.url);
       const undiciLoaded = () => Object.keys(require.cache).some((k) => k.includes('/node_modules/undici/'));
+      const undiciIndexLoaded = () => Object.keys(require.cache).some((k) => k.endsWith('/node_modules/undici/index.js'));
       const { createClient } = await import(${JSON.stringify(new URL('../../src/client/client.ts', import.meta.url).pathname)});
       const before = undiciLoaded();
       const client = createClient({ baseUrl: 'http://127.0.0.1:9', log: () => {}, maxRetries: 0 });
       await client.call({ id: 'x', method: 'GET', path: '/x', summary: '', scope: null, auth: false, keyTypes: [], idempotent: true, successStatus: 200 }).catch(() => {});
       await client.close();
-      console.log(JSON.stringify({ before, after: undiciLoaded() }));`;
+      console.log(JSON.stringify({ before, after: undiciLoaded(), index: undiciIndexLoaded(), fetchHeaders: process.moduleLoadList.some((m) => m.includes('deps/undici')) }));`;
     const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual({ before: false, after: true });
+    // Only the dispatchers: not undici's index (fetch, WebSocket, caches), nor Node's own copy of undici.
+    expect(JSON.parse(out)).toEqual({ before: false, after: true, index: false, fetchHeaders: false });
+  });
+
+  it('the dispatchers loaded without the index of undici still have the request API', async () => {
+    const { Agent, EnvHttpProxyAgent } = await loadDispatchers();
+    for (const d of [new Agent(), new EnvHttpProxyAgent({ httpProxy: 'http://127.0.0.1:9', httpsProxy: '', noProxy: '' })]) {
+      expect(typeof d.request).toBe('function');
+      await d.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError, EXIT, InputNeededError } from '../../src/errors.js';
 import { applyColorToEnvironment, decideCanPrompt, decideColor } from '../../src/io/iostreams.js';
@@ -56,6 +57,43 @@ describe('colour decision', () => {
       process.env.FORCE_COLOR = '2';
       applyColorToEnvironment(true);
       expect(process.env.FORCE_COLOR).toBe('2');
+    });
+
+    it('forces libraries on when colour is on although a stream is piped (color always)', () => {
+      delete process.env.FORCE_COLOR;
+      applyColorToEnvironment(true, { terminals: false });
+      expect(process.env.FORCE_COLOR).toBe('1');
+      delete process.env.FORCE_COLOR;
+      applyColorToEnvironment(true, { terminals: true });
+      expect(process.env.FORCE_COLOR).toBeUndefined();
+    });
+
+    /** In a fresh process (chalk decides once, on import): apply the decision, then spin an ora spinner into a buffer. */
+    function oraOutput(color: boolean, terminals: boolean, env: Record<string, string>): { level: number; escapes: boolean } {
+      const script = `
+        const { applyColorToEnvironment } = await import(${JSON.stringify(new URL('../../src/io/iostreams.ts', import.meta.url).pathname)});
+        applyColorToEnvironment(${color}, { terminals: ${terminals} });
+        const { Writable } = await import('node:stream');
+        let out = '';
+        const stream = Object.assign(new Writable({ write(c, _e, cb) { out += c; cb(); } }), { isTTY: true, columns: 80, cursorTo: () => true, moveCursor: () => true, clearLine: () => true });
+        const { default: ora } = await import('ora');
+        const { default: chalk } = await import('chalk');
+        const s = ora({ text: 'working', stream, isEnabled: true, color: 'cyan', discardStdin: false }).start();
+        await new Promise((r) => setTimeout(r, 150));
+        s.stop();
+        console.log(JSON.stringify({ level: chalk.level, escapes: out.includes('\u001b[36m') }));`;
+      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NO_COLOR' && k !== 'FORCE_COLOR'));
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...clean, TERM: 'xterm', ...env } });
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout.trim().split('\n').pop()!);
+    }
+
+    it('chalk inside ora follows the decision, whatever the environment said', () => {
+      expect(oraOutput(false, true, { FORCE_COLOR: '3' })).toEqual({ level: 0, escapes: false });
+      expect(oraOutput(false, true, { NO_COLOR: '' })).toEqual({ level: 0, escapes: false });
+      const forced = oraOutput(true, false, {});
+      expect(forced.level).toBeGreaterThan(0);
+      expect(forced.escapes).toBe(true);
     });
   });
 });

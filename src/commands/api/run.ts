@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { ApiError } from '../../client/errors.js';
+import { redact } from '../../client/redact.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../types.js';
 
@@ -13,39 +15,101 @@ interface ApiFlags {
   paginate?: boolean;
 }
 
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type JsonObject = { [k: string]: Json };
+
 function splitPair(s: string, sep: string, flag: string): [string, string] {
   const i = s.indexOf(sep);
-  if (i <= 0) throw new UsageError(`${flag} "${s}" must look like key${sep}value`);
+  if (i <= 0) throw new UsageError(`${flag} "${s}" must look like key${sep}value`, flag === '-H' ? 'e.g. -H "Accept: application/json"' : `e.g. ${flag} title=Hello`);
   return [s.slice(0, i), s.slice(i + 1)];
 }
 
-async function typed(value: string): Promise<unknown> {
+async function readStdin(ctx: Context): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of ctx.io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readNamedFile(ctx: Context, file: string, flag: string): Promise<string> {
+  if (file === '-') return readStdin(ctx);
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${file} (${flag}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'Check the path (use - for standard input).');
+  }
+}
+
+/** `-F` values: true, false, null and numbers become JSON values; `@file` (or `@-`) reads a file; anything else is a string. */
+async function typed(ctx: Context, key: string, value: string): Promise<Json> {
   if (value === 'true') return true;
   if (value === 'false') return false;
   if (value === 'null') return null;
   if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
-  if (value.startsWith('@')) return (await readFile(value.slice(1), 'utf8')).replace(/\n$/, '');
+  if (value.startsWith('@')) return (await readNamedFile(ctx, value.slice(1), `-F ${key}=${value}`)).replace(/\r?\n$/, '');
   return value;
 }
 
-async function readInput(ctx: Context, file: string): Promise<unknown> {
-  let text: string;
-  if (file === '-') {
-    const chunks: Buffer[] = [];
-    for await (const c of ctx.io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
-    text = Buffer.concat(chunks).toString('utf8');
-  } else {
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (e) {
-      throw new UsageError(`cannot read --input ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+/**
+ * `key`, `key[sub]`, `key[]`, `key[][sub]`… into segments; '' stands for "append to the array".
+ * Like gh: `-F 'ids[]=1' -F 'ids[]=2'` gives {ids: [1, 2]}; `-f 'entries[][entry]=A' -f 'entries[][entry]=B'`
+ * gives {entries: [{entry: 'A'}, {entry: 'B'}]} (a key already set in the last object starts a new one).
+ */
+export function parseKey(key: string, flag: string): string[] {
+  const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key);
+  if (!m) throw new UsageError(`${flag} key "${key}" is not valid`, 'Use key, key[sub], key[] or key[][sub].');
+  return [m[1], ...[...m[2].matchAll(/\[([^[\]]*)\]/g)].map((s) => s[1])];
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Put `value` at the path `segs` in `target`; `''` segments append to arrays. */
+export function setField(target: JsonObject, segs: string[], value: Json, original: string): void {
+  const clash = () => new UsageError(`field "${original}" conflicts with another field of the same name`, 'Give each field once, or use key[] for a list.');
+  let cur: JsonObject | Json[] = target;
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i];
+    const last = i === segs.length - 1;
+    const next = segs[i + 1];
+    if (Array.isArray(cur)) {
+      if (seg !== '') throw clash();
+      if (last) {
+        cur.push(value);
+        return;
+      }
+      if (next === '') throw new UsageError(`field "${original}": nested lists (key[][]) are not supported`, 'Use --input with a JSON file instead.');
+      // key[][sub]: continue in the last object unless it already has `sub` (then start a new one).
+      const tail: Json | undefined = cur[cur.length - 1];
+      if (isObject(tail) && !(next in tail)) cur = tail;
+      else {
+        const obj: JsonObject = {};
+        cur.push(obj);
+        cur = obj;
+      }
+      continue;
     }
+    if (seg === '') throw clash();
+    if (last) {
+      if (seg in cur) throw clash();
+      cur[seg] = value;
+      return;
+    }
+    const existing: Json | undefined = cur[seg];
+    const wantArray = next === '';
+    if (existing === undefined) cur[seg] = wantArray ? [] : {};
+    else if (wantArray ? !Array.isArray(existing) : !isObject(existing)) throw clash();
+    cur = cur[seg] as JsonObject | Json[];
   }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`--input ${file === '-' ? 'stdin' : file} is not valid JSON: ${(e as Error).message}`);
+}
+
+/** Fields as a query: scalars as is, lists repeated; nested objects cannot be expressed. */
+function toQuery(fields: JsonObject): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    if (Array.isArray(v) && v.every((x) => !isObject(x) && !Array.isArray(x))) out[k] = v.map((x) => String(x));
+    else if (isObject(v) || Array.isArray(v)) throw new UsageError(`field "${k}" is nested and cannot be sent in a query string`, 'Send a body instead: pass a method such as POST, or use --input.');
+    else out[k] = String(v);
   }
+  return out;
 }
 
 export async function api(ctx: Context, a: string, b: string | undefined, flags: ApiFlags): Promise<void> {
@@ -57,14 +121,14 @@ export async function api(ctx: Context, a: string, b: string | undefined, flags:
     path = b;
     if (!METHODS.has(method)) throw new UsageError(`"${a}" is not an HTTP method`, `Use one of ${[...METHODS].join(', ')}.`);
   }
-  const fields: Record<string, unknown> = {};
+  const fields: JsonObject = {};
   for (const f of flags.rawField) {
     const [k, v] = splitPair(f, '=', '-f');
-    fields[k] = v;
+    setField(fields, parseKey(k, '-f'), v, k);
   }
   for (const f of flags.field) {
     const [k, v] = splitPair(f, '=', '-F');
-    fields[k] = await typed(v);
+    setField(fields, parseKey(k, '-F'), await typed(ctx, k, v), k);
   }
   const headers: Record<string, string> = {};
   for (const h of flags.header) {
@@ -73,45 +137,65 @@ export async function api(ctx: Context, a: string, b: string | undefined, flags:
     headers[k.trim()] = v.trim();
   }
   const hasFields = Object.keys(fields).length > 0;
+  // Like gh: GET, or POST when fields or a body are given (--paginate always reads).
   method ??= !flags.paginate && (hasFields || flags.input) ? 'POST' : 'GET';
-  const inQuery = method === 'GET' || method === 'HEAD' || method === 'DELETE';
-  let body: unknown = flags.input ? await readInput(ctx, flags.input) : undefined;
-  let query: Record<string, string> | undefined;
+  const bodiless = method === 'GET' || method === 'HEAD';
+  if (flags.input && bodiless) throw new UsageError(`--input sends a body, which ${method} does not take`, 'Pass a method such as POST, PUT or PATCH.');
+  let body: unknown;
+  if (flags.input) {
+    const text = await readNamedFile(ctx, flags.input, '--input');
+    try {
+      body = JSON.parse(text);
+    } catch (e) {
+      throw new UsageError(`--input ${flags.input === '-' ? '(standard input)' : flags.input} is not valid JSON: ${(e as Error).message}`);
+    }
+  }
+  let query: Record<string, string | string[]> | undefined;
   if (hasFields) {
-    if (inQuery || flags.input) query = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
+    // With --input the body is the file, so fields go to the query string (as with gh).
+    if (bodiless || flags.input) query = toQuery(fields);
     else body = fields;
   }
   const client = await ctx.client();
+  const key = (await ctx.credentials()).apiKey;
   const { renderValue, createListWriter } = await import('../../io/render.js');
+  const output = ctx.output.format ? ctx.output : { ...ctx.output, format: 'json' as const };
+
+  const printHead = (status: number, h: Record<string, string>) => {
+    const lines = [`HTTP ${status}`, ...Object.entries(h).map(([k, v]) => `${k}: ${v}`)];
+    ctx.io.err(redact(lines.join('\n'), key) + '\n\n');
+  };
+  /** An error answer: with -i its status and headers, and (as gh does) its body on stdout; then the usual error. */
+  const failed = (err: unknown): never => {
+    if (err instanceof ApiError) {
+      if (flags.include) printHead(err.status, err.headers);
+      if (err.rawBody.trim()) ctx.io.out(err.rawBody.endsWith('\n') ? err.rawBody : err.rawBody + '\n');
+    }
+    throw err;
+  };
 
   if (flags.paginate) {
-    if (method !== 'GET') throw new UsageError('--paginate works with GET requests only');
-    const writer = createListWriter(ctx.io, [], ctx.output.format ? ctx.output : { ...ctx.output, format: 'json' });
-    let cursor: string | undefined;
-    let q = { ...(query ?? {}) };
-    do {
-      const res = await client.request<{ content?: unknown[]; nextCursor?: string | null }>(method, path, { query: q, headers });
-      if (flags.include) printHead(ctx, res.status, res.headers);
+    if (method !== 'GET') throw new UsageError('--paginate works with GET requests only', 'Drop the method, or --paginate.');
+    const writer = createListWriter(ctx.io, [], output);
+    let q: Record<string, string | string[]> = { ...(query ?? {}) };
+    for (;;) {
+      const res = await client.request<{ content?: unknown[]; nextCursor?: string | null }>(method, path, { query: q, headers }).catch(failed);
+      if (flags.include) printHead(res.status, res.headers);
       if (!Array.isArray(res.data?.content)) throw new UsageError(`${path} did not answer a page ({content, nextCursor}); drop --paginate`);
       writer.write(res.data.content as object[]);
-      cursor = res.data.nextCursor ?? undefined;
-      q = { ...q, cursor: cursor ?? '' };
-    } while (cursor);
+      const cursor = res.data.nextCursor;
+      if (typeof cursor !== 'string' || cursor === '' || cursor === q.cursor) break;
+      q = { ...q, cursor };
+    }
     writer.end();
     return;
   }
 
-  const res = await client.request<unknown>(method, path, { query, body, headers });
-  if (flags.include) printHead(ctx, res.status, res.headers);
+  const res = await client.request<unknown>(method, path, { query, body, headers }).catch(failed);
+  if (flags.include) printHead(res.status, res.headers);
   if (res.data === null || res.data === undefined) {
     if (res.rawBody) ctx.io.out(res.rawBody.endsWith('\n') ? res.rawBody : res.rawBody + '\n');
     return;
   }
-  renderValue(ctx.io, res.data, ctx.output.format ? ctx.output : { ...ctx.output, format: 'json' });
-}
-
-function printHead(ctx: Context, status: number, headers: Record<string, string>): void {
-  ctx.io.err(`HTTP ${status}\n`);
-  for (const [k, v] of Object.entries(headers)) ctx.io.err(`${k}: ${v}\n`);
-  ctx.io.err('\n');
+  renderValue(ctx.io, res.data, output);
 }

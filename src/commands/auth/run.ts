@@ -1,8 +1,11 @@
+import { ApiError } from '../../client/errors.js';
 import { endpoint } from '../../contract/endpoints.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
 import { maskKey, parseApiKey } from '../../config/apikey.js';
 import { validateBaseUrl } from '../../config/baseurl.js';
 import { DEFAULT_BASE_URL } from '../../config/defaults.js';
+import { checkProfileName } from '../../config/store.js';
+import { LIMITS } from '../../contract/limits.js';
 import type { Column } from '../../io/render.js';
 import { printList, printObject } from '../list.js';
 import type { Context } from '../types.js';
@@ -24,14 +27,16 @@ async function readStdin(stream: NodeJS.ReadableStream): Promise<string> {
 }
 
 async function whoAmI(ctx: Context, baseUrl: string, apiKey: string): Promise<AuthMe> {
-  const { createClient } = await import('../../client/client.js');
-  const client = createClient({ baseUrl, apiKey, debug: Boolean(ctx.globals.debug), log: (l) => ctx.io.err(l + '\n') });
-  try {
-    return (await client.call<AuthMe>(endpoint('auth.me'))).data;
-  } finally {
-    await client.close();
-  }
+  const client = await ctx.clientFor({ baseUrl, apiKey });
+  return (await client.call<AuthMe>(endpoint('auth.me'))).data;
 }
+
+/** The profile a command acts on: --profile, else NOTEVOX_PROFILE, else the current one (empty values count as unset). */
+async function targetProfile(ctx: Context): Promise<string> {
+  return (await ctx.credentials()).profile;
+}
+
+const LEGACY_WARNING = `this is a legacy personal key: such keys stop working on ${LIMITS.legacyKeyCutoff.slice(0, 10)}; create a workspace key or an account key in the dashboard.`;
 
 /** What auth/me says about a key, as `auth login` and `auth status` print it (never the secret). */
 const keyFacts = (me: AuthMe) => ({
@@ -44,11 +49,16 @@ const keyFacts = (me: AuthMe) => ({
   expiresAt: me.expiresAt,
 });
 
+const present = (v: string | undefined) => (v !== undefined && v.trim() !== '' ? v.trim() : undefined);
+
 const describeScopes = (scopes: string[]) => (scopes.length ? scopes.join(', ') : 'all (no scopes set)');
 
 export async function login(ctx: Context, flags: { withKey?: boolean }): Promise<void> {
   const store = await ctx.config();
-  const profile = ctx.globals.profile ?? ctx.env.NOTEVOX_PROFILE ?? store.currentProfile();
+  const profile = await targetProfile(ctx);
+  checkProfileName(profile);
+  // Check the base URL before asking for the key: a refused URL should not cost a paste.
+  const baseUrl = validateBaseUrl(ctx.globals.baseUrl ?? present(ctx.env.NOTEVOX_BASE_URL) ?? store.getProfile(profile)?.baseUrl ?? DEFAULT_BASE_URL);
   let raw: string;
   if (flags.withKey) {
     if (ctx.io.isStdinTTY) ctx.io.info('Reading the key from standard input (end with Ctrl-D)…');
@@ -61,7 +71,6 @@ export async function login(ctx: Context, flags: { withKey?: boolean }): Promise
   const parsed = parseApiKey(raw);
   if (!parsed.ok) throw new UsageError(parsed.reason, parsed.hint);
   const apiKey = `${parsed.id}.${parsed.secret}`;
-  const baseUrl = validateBaseUrl(ctx.globals.baseUrl ?? ctx.env.NOTEVOX_BASE_URL ?? store.getProfile(profile)?.baseUrl ?? DEFAULT_BASE_URL);
   const me = await whoAmI(ctx, baseUrl, apiKey);
   store.setProfile(profile, { baseUrl, apiKey });
   store.useProfile(profile);
@@ -70,6 +79,8 @@ export async function login(ctx: Context, flags: { withKey?: boolean }): Promise
     baseUrl,
     ...keyFacts(me),
   };
+  if (me.keyType === 'LEGACY_PERSONAL') ctx.io.warn(LEGACY_WARNING);
+  if (present(ctx.env.NOTEVOX_API_KEY)) ctx.io.warn('NOTEVOX_API_KEY is set in this environment and overrides the stored key.');
   if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') {
     await printObject(ctx, summary);
     return;
@@ -79,22 +90,36 @@ export async function login(ctx: Context, flags: { withKey?: boolean }): Promise
   ctx.io.info(`  key:       ${maskKey(apiKey)} (${me.keyType})`);
   ctx.io.info(`  workspace: ${me.workspaceGuid ?? 'not bound'}`);
   ctx.io.info(`  scopes:    ${describeScopes(me.scopes)}`);
-  if (ctx.env.NOTEVOX_API_KEY) ctx.io.warn('NOTEVOX_API_KEY is set in this environment and overrides the stored key.');
 }
+
+const SOURCE_NAMES = { flag: '--base-url', env: 'NOTEVOX_BASE_URL', profile: 'profile', default: 'default' } as const;
 
 export async function status(ctx: Context): Promise<void> {
   const creds = await ctx.credentials();
+  const how = creds.profileSource === 'flag' ? ' (--profile)' : creds.profileSource === 'env' ? ' (NOTEVOX_PROFILE)' : '';
   if (!creds.apiKey) {
-    throw new CliError('not logged in: no API key for profile "' + creds.profile + '"', {
+    throw new CliError(`not logged in: no API key for profile "${creds.profile}"${how}`, {
       exitCode: EXIT.UNAUTHENTICATED,
       hint: 'Run `notevox auth login` or set NOTEVOX_API_KEY.',
     });
   }
-  const source =
-    creds.apiKeySource?.kind === 'env' ? `environment variable ${creds.apiKeySource.name}` : `profile "${creds.profile}"` + (creds.profileSource === 'flag' ? ' (--profile)' : creds.profileSource === 'env' ? ' (NOTEVOX_PROFILE)' : '');
+  const source = creds.apiKeySource?.kind === 'env' ? `environment variable ${creds.apiKeySource.name}` : `profile "${creds.profile}"${how}`;
+  const stored = (await ctx.config()).getProfile(creds.profile);
   if (creds.envOverridesProfile) ctx.io.warn(`NOTEVOX_API_KEY overrides the key stored in profile "${creds.profile}".`);
+  if (creds.baseUrlSource === 'env' && stored?.baseUrl && stored.baseUrl !== creds.baseUrl) {
+    ctx.io.warn(`NOTEVOX_BASE_URL overrides the base URL stored in profile "${creds.profile}" (${stored.baseUrl}).`);
+  }
   const client = await ctx.client();
-  const me = (await client.call<AuthMe>(endpoint('auth.me'))).data;
+  const me = (
+    await client.call<AuthMe>(endpoint('auth.me')).catch((e: unknown) => {
+      // Say which key was refused, and where it came from (as gh auth status does).
+      if (e instanceof ApiError && e.status === 401) {
+        throw new CliError(`the key ${maskKey(creds.apiKey!)} from ${source} was refused: ${e.message}`, { exitCode: e.exitCode, hint: e.hint, errorType: e.errorType, code: e.code });
+      }
+      throw e;
+    })
+  ).data;
+  if (me.keyType === 'LEGACY_PERSONAL') ctx.io.warn(LEGACY_WARNING);
   const out = {
     profile: creds.profile,
     baseUrl: creds.baseUrl,
@@ -104,12 +129,14 @@ export async function status(ctx: Context): Promise<void> {
     ...keyFacts(me),
   };
   const columns: Column[] = [
-    { key: 'baseUrl', header: 'Base URL' },
+    { key: 'profile', header: 'Profile', get: (o) => o.profile + how },
+    { key: 'baseUrl', header: 'Base URL', get: (o) => (o.baseUrlSource === 'profile' ? o.baseUrl : `${o.baseUrl} (${SOURCE_NAMES[o.baseUrlSource as keyof typeof SOURCE_NAMES]})`) },
     { key: 'keySource', header: 'Key from' },
     { key: 'key', header: 'Key' },
     { key: 'keyType', header: 'Type' },
     { key: 'user', header: 'User', get: (o) => (o.user ? `${o.user.name} <${o.user.email}>` : '-') },
     { key: 'workspaceGuid', header: 'Workspace', get: (o) => o.workspaceGuid ?? 'not bound' },
+    { key: 'organizationId', header: 'Organization', get: (o) => o.organizationId ?? '-' },
     { key: 'scopes', header: 'Scopes', get: (o) => describeScopes(o.scopes) },
     { key: 'expiresAt', header: 'Expires', get: (o) => o.expiresAt ?? 'never' },
   ];
@@ -118,7 +145,7 @@ export async function status(ctx: Context): Promise<void> {
 
 export async function logout(ctx: Context): Promise<void> {
   const store = await ctx.config();
-  const profile = ctx.globals.profile ?? ctx.env.NOTEVOX_PROFILE ?? store.currentProfile();
+  const profile = await targetProfile(ctx);
   const existing = store.getProfile(profile);
   if (!existing?.apiKey) {
     ctx.io.info(`Profile "${profile}" has no stored key; nothing to do.`);
@@ -126,7 +153,7 @@ export async function logout(ctx: Context): Promise<void> {
     store.setProfile(profile, { baseUrl: existing.baseUrl, apiKey: undefined });
     ctx.io.info(`Removed the stored key of profile "${profile}".`);
   }
-  if (ctx.env.NOTEVOX_API_KEY) ctx.io.warn('NOTEVOX_API_KEY is still set in this environment; unset it too.');
+  if (present(ctx.env.NOTEVOX_API_KEY)) ctx.io.warn('NOTEVOX_API_KEY is still set in this environment; unset it too.');
 }
 
 export async function switchProfile(ctx: Context, name: string): Promise<void> {
@@ -137,15 +164,11 @@ export async function switchProfile(ctx: Context, name: string): Promise<void> {
 
 export async function scopes(ctx: Context): Promise<void> {
   const creds = await ctx.credentials();
-  const { createClient } = await import('../../client/client.js');
-  const client = createClient({ baseUrl: validateBaseUrl(creds.baseUrl), debug: Boolean(ctx.globals.debug), log: (l) => ctx.io.err(l + '\n') });
-  try {
-    const res = await client.call<{ content: Array<{ scope: string; description: string }> }>(endpoint('scopes.list'));
-    await printList(ctx, res.data.content, [
-      { key: 'scope', header: 'SCOPE' },
-      { key: 'description', header: 'ALLOWS' },
-    ]);
-  } finally {
-    await client.close();
-  }
+  // No key is needed (nor sent) for the scope list.
+  const client = await ctx.clientFor({ baseUrl: creds.baseUrl });
+  const res = await client.call<{ content: Array<{ scope: string; description: string }> }>(endpoint('scopes.list'));
+  await printList(ctx, res.data.content, [
+    { key: 'scope', header: 'SCOPE' },
+    { key: 'description', header: 'ALLOWS' },
+  ]);
 }

@@ -1,0 +1,17 @@
+// The undici modules that src/client/transport.ts loads directly (undici ships no types for them).
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  const Dispatcher: { prototype: object };
+  export default Dispatcher;
+}
+declare module 'undici/lib/api/index.js' {
+  const api: Record<string, unknown>;
+  export default api;
+}
+declare module 'undici/lib/dispatcher/agent.js' {
+  const Agent: typeof import('undici').Agent;
+  export default Agent;
+}
+declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
+  const EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
+  export default EnvHttpProxyAgent;
+}
