@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { API_PREFIX, type PageSpec } from '../contract/limits.js';
+import type { EndpointSchemas } from '../contract/endpoint-schemas.js';
 import type { Endpoint, PathParams } from '../contract/types.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { ApiError, NetworkError, notLoggedIn } from './errors.js';
@@ -383,8 +384,10 @@ export function createClient(opts: ClientOptions): ApiClient {
     const retryable = ep.idempotent || SAFE_METHODS.has(ep.method);
     const res = await execute(prepare(ep.method, url, req, ep.auth, retryable));
     const data = parseData(res);
-    if (opts.debug && ep.response && data !== null) {
-      const check = ep.response.safeParse(data);
+    if (opts.debug && data !== null) {
+      // The schemas (and zod) load only here, under --debug: a command's start-up does not pay for them.
+      const response = (ep as Partial<EndpointSchemas>).response ?? (await import('../contract/endpoint-schemas.js')).schemasOf(ep.id)?.response;
+      const check = response?.safeParse(data) ?? { success: true as const };
       if (!check.success) {
         const issue = check.error.issues[0];
         log(`note: ${ep.id} response differs from the documented shape at ${issue.path.join('.') || '(root)'}: ${issue.message} (ignored)`);

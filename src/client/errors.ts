@@ -1,7 +1,7 @@
 /** Typed errors of the HTTP client, and the one place that turns any error into message, hint and exit code. */
 
 import { STATUS_CODES } from 'node:http';
-import { errorEnvelopeSchema, errorTypeForStatus, legacyAuthErrorSchema } from '../contract/errors.js';
+import { errorTypeForStatus } from '../contract/errors.js';
 import { CliError, EXIT, exitCodeForStatus } from '../errors.js';
 import { hintFor, NETWORK_HINT, NOT_LOGGED_IN_HINT } from './hints.js';
 import { redact } from './redact.js';
@@ -32,16 +32,16 @@ function parseErrorBody(status: number, rawBody: string): ParsedBody {
     const snippet = rawBody.trim();
     return { errorType: errorTypeForStatus(status), apiMessage: snippet ? `${fallback} (non-JSON response: ${snippet})` : fallback, detail: null };
   }
-  const envelope = errorEnvelopeSchema.safeParse(json);
-  if (envelope.success) {
-    const e = envelope.data.error;
-    return { errorType: e.errorType, code: e.code, apiMessage: e.message, detail: e.detail ?? null };
-  }
-  const legacy = legacyAuthErrorSchema.safeParse(json);
-  if (legacy.success) {
-    const e = legacy.data.error;
-    const errorType = e.type === 'authentication_error' ? 'unauthorized' : errorTypeForStatus(status);
-    return { errorType, code: e.code, apiMessage: e.message, detail: null };
+  // A tolerant reader (decisions.md: accept unknown fields and values), so no schema library here: the envelope
+  // has an errorType, the older 401 body a type; the strict shapes are errorEnvelopeSchema and legacyAuthErrorSchema.
+  const e = (json as { error?: Record<string, unknown> } | null)?.error;
+  if (e && typeof e === 'object' && typeof e.message === 'string') {
+    const code = typeof e.code === 'number' || typeof e.code === 'string' ? e.code : undefined;
+    if (typeof e.errorType === 'string') return { errorType: e.errorType, code, apiMessage: e.message, detail: typeof e.detail === 'string' ? e.detail : null };
+    if (typeof e.type === 'string') {
+      const errorType = e.type === 'authentication_error' ? 'unauthorized' : errorTypeForStatus(status);
+      return { errorType, code, apiMessage: e.message, detail: null };
+    }
   }
   // Unknown JSON: keep whatever looks like a message, never fail on it.
   const loose = (json as { error?: { message?: unknown; code?: unknown; errorType?: unknown }; message?: unknown } | null) ?? {};

@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /** errorType values and their HTTP status (decisions.md §1.3). */
 export const ERROR_TYPE_BY_STATUS: Record<number, ErrorType> = {
   400: 'bad_request',
@@ -67,19 +65,10 @@ export const ERROR_CODES = {
   UNAVAILABLE: 503000,
 } as const;
 
-export const errorBodySchema = z.object({
-  code: z.number().int().min(100000).max(599999),
-  errorType: z.enum(ERROR_TYPES),
-  message: z.string(),
-  detail: z.string().nullable().optional(),
-});
-export const errorEnvelopeSchema = z.object({ error: errorBodySchema });
-export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
-
-/** The older 401 body (decisions.md §1.4) the CLI also accepts. */
-export const legacyAuthErrorSchema = z.object({
-  error: z.object({ code: z.string(), message: z.string(), type: z.string() }),
-});
+/** The error envelope (service-interface.md, Errors); its zod schema is `errorEnvelopeSchema` in schemas.ts. */
+export interface ErrorEnvelope {
+  error: { code: number; errorType: ErrorType; message: string; detail?: string | null };
+}
 
 export function errorEnvelope(status: number, code: number, message: string, detail: string | null = null): ErrorEnvelope {
   return { error: { code, errorType: errorTypeForStatus(status), message, detail } };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DOCUMENT_LOCALES, LIMITS } from './limits.js';
+import { ERROR_TYPES } from './errors.js';
 import { KEY_TYPES } from './types.js';
 
 /** Resource shapes of the service (service-interface.md + decisions.md §3–§4). Unknown fields are tolerated. */
@@ -9,14 +10,8 @@ export const locale = z.string().regex(LIMITS.localePattern, 'must be a locale o
 export const documentLocale = z.enum(DOCUMENT_LOCALES);
 const notBlank = (s: string) => s.trim().length > 0;
 
-export const SOURCE_TYPES = ['onboarding', 'text', 'live-voice', 'recording', 'offline-mode', 'webpage', 'video'] as const;
-export const SHARING_TYPES = ['PRIVATE', 'ALL_MEMBER_VIEWER', 'ALL_MEMBER_EDITOR', 'LIMITED'] as const;
-export const CREATE_SHARING_TYPES = ['ALL_MEMBER_EDITOR', 'ALL_MEMBER_VIEWER', 'LIMITED'] as const;
-export const MOVE_STRATEGIES = ['KEEP_EXISTING', 'INHERIT_FROM_PARENT'] as const;
-export const JOB_STATUSES = ['CREATED', 'UPLOADED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
-export const TEMPLATE_OWNER_TYPES = ['MANAGED', 'USER', 'WORKSPACE', 'ORGANIZATION'] as const;
-export const SUMMARY_FORMATS = ['text/markdown', 'text/plain'] as const;
-export const DOCUMENT_FORMATS = ['json', 'markdown', 'html'] as const;
+export { CREATE_SHARING_TYPES, DOCUMENT_FORMATS, JOB_STATUSES, MOVE_STRATEGIES, SHARING_TYPES, SOURCE_TYPES, SUMMARY_FORMATS, TEMPLATE_OWNER_TYPES } from './enums.js';
+import { CREATE_SHARING_TYPES, JOB_STATUSES, MOVE_STRATEGIES, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES } from './enums.js';
 
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ content: z.array(item), nextCursor: z.string().nullable() });
 /** An unpaged list (decisions.md §1.1: folders, templates, summaries, workspaces): `nextCursor` is always null. */
@@ -281,3 +276,17 @@ export const transcript = z.object({
 });
 export const translation = z.object({ jobId: z.string(), locale: z.string(), text: z.string() });
 export const paragraphSummary = z.object({ jobId: z.string(), locale: z.string(), summary: z.object({ type: z.string(), content: z.string() }) });
+
+// ---- errors (decisions.md §1.3–§1.4) ----
+export const errorBodySchema = z.object({
+  code: z.number().int().min(100000).max(599999),
+  errorType: z.enum(ERROR_TYPES),
+  message: z.string(),
+  detail: z.string().nullable().optional(),
+});
+export const errorEnvelopeSchema = z.object({ error: errorBodySchema });
+
+/** The older 401 body (decisions.md §1.4) the CLI also accepts. */
+export const legacyAuthErrorSchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), type: z.string() }),
+});

@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import type { Scope } from './scopes.js';
 import type { PageSpec } from './limits.js';
 
@@ -6,7 +5,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export const KEY_TYPES = ['USER', 'WORKSPACE', 'ORGANIZATION', 'LEGACY_PERSONAL'] as const;
 export type KeyType = (typeof KEY_TYPES)[number];
 
-/** One row of the API: everything the client, the sandbox and the docs need to know about it. */
+/** One row of the API: what the client, the sandbox and the docs need to know about it (its zod schemas: endpoint-schemas.ts). */
 export interface Endpoint {
   /** Stable identifier, e.g. `notes.get`. */
   id: string;
@@ -27,10 +26,6 @@ export interface Endpoint {
   /** Paged list: which parameter carries the page size. Unpaged lists leave this out. */
   page?: PageSpec;
   deprecated?: boolean;
-  params?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
-  response?: z.ZodType;
   /**
    * Field-mask endpoints: the fields `updateMask` may name. A mask that is missing, empty or names
    * another field is 400001; a named field missing or null in the body is 400002 (decisions.md §1.3).

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import type { z } from 'zod';
 import { ERROR_CODES } from '../contract/errors.js';
-import { ENDPOINTS } from '../contract/endpoints.js';
+import { ENDPOINTS_WITH_SCHEMAS as ENDPOINTS } from '../contract/endpoint-schemas.js';
 import { LIMITS } from '../contract/limits.js';
 import { scopeAllows } from '../contract/scopes.js';
 import type { Endpoint } from '../contract/types.js';

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { errorEnvelope, ERROR_CODES } from '../../src/contract/errors.js';
 import { PAGE_SIZES } from '../../src/contract/limits.js';
+import type { EndpointSchemas } from '../../src/contract/endpoint-schemas.js';
 import type { Endpoint } from '../../src/contract/types.js';
 import { ApiError, buildQuery, createClient, explainError, NetworkError, parseRateLimit, type ClientOptions } from '../../src/client/client.js';
 import { createDispatcher, describeProxy, loadDispatchers, proxyConfigured } from '../../src/client/transport.js';
@@ -18,7 +19,7 @@ const BASE = 'https://api.test';
 const KEY = 'kid_123.s3cr3t-value-xyz';
 const NOTES = '/v1/external/notes';
 
-function ep(over: Partial<Endpoint> = {}): Endpoint {
+function ep(over: Partial<Endpoint & EndpointSchemas> = {}): Endpoint {
   return {
     id: 'test.list',
     method: 'GET',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_TYPE_BY_STATUS, errorEnvelopeSchema } from '../../src/contract/errors.js';
+import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
+import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import * as schemas from '../../src/contract/schemas.js';
 import { DEMO_FOLDERS, DEMO_KEYS, DEMO_NOTES, DEMO_TEMPLATES } from '../../src/sandbox/demo-seed.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorEnvelopeSchema } from '../../src/contract/errors.js';
+import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import * as schemas from '../../src/contract/schemas.js';
 import { DEMO_KEYS, DEMO_TEMPLATES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';

@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_TYPE_BY_STATUS, errorEnvelopeSchema } from '../../src/contract/errors.js';
+import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
+import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import * as schemas from '../../src/contract/schemas.js';
 import { DEMO_KEYS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';

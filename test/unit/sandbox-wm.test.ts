@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPath, endpoint, type WordMemoryScopeKey } from '../../src/contract/endpoints.js';
-import { ERROR_TYPE_BY_STATUS, errorEnvelopeSchema } from '../../src/contract/errors.js';
+import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
+import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import * as schemas from '../../src/contract/schemas.js';
 import { DEMO_KEYS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';

@@ -110,15 +110,16 @@ describe('organization workspaces', () => {
       expect((await sb.call('DELETE', `${BASE}/${made.json.guid}`, { key: adminWrite })).status).toBe(204);
     });
 
-    it('refuses legacy personal keys (403002), even an admin\'s before the cutoff', async () => {
+    it("treats a legacy personal key as its user's key before the cutoff (an admin's may manage workspaces), and refuses it after (401005)", async () => {
       const early = await inProcessSandbox({ now: '2026-05-01T09:00:00Z' });
       try {
         expect((await early.call('GET', '/v1/external/auth/me', { key: K.legacyPersonal })).status).toBe(200);
-        expectError(await early.call('GET', BASE, { key: K.legacyPersonal }), 403, 403002);
-        expectError(await early.call('POST', BASE, { key: K.legacyPersonal, body: { name: 'Legacy' } }), 403, 403002);
+        expect((await early.call('GET', BASE, { key: K.legacyPersonal })).status).toBe(200);
+        expect((await early.call('POST', BASE, { key: K.legacyPersonal, body: { name: 'Legacy' } })).status).toBe(201);
       } finally {
         early.close();
       }
+      expectError(await sb.call('GET', BASE, { key: K.legacyPersonal }), 401, 401005);
     });
 
     it('answers 404 for workspaces of another organization and unknown ones', async () => {

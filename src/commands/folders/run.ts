@@ -1,7 +1,7 @@
 import { ApiError } from '../../client/errors.js';
 import { endpoint } from '../../contract/endpoints.js';
 import { LIMITS, PAGE_SIZES } from '../../contract/limits.js';
-import { SHARING_TYPES } from '../../contract/schemas.js';
+import { SHARING_TYPES } from '../../contract/enums.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
 import { printList, printObject } from '../list.js';
