@@ -20,8 +20,8 @@ const headers = (limit: number, remaining: number, resetMs: number) => ({
   'x-ratelimit-reset': String(Math.floor(resetMs / 1000)),
 });
 
-/** Send `count` requests one after another against a fixed-window server of `limit` per 60 s; returns send times and 429s. */
-async function simulate(count: number, limit: number, startMs: number) {
+/** Send `count` requests one after another against a fixed-window server of `limit` per `windowMs`; returns send times and 429s. */
+async function simulate(count: number, limit: number, startMs: number, windowMs = 60_000) {
   const { pacer, now } = fakePacer(startMs);
   const windows = new Map<number, number>();
   const times: number[] = [];
@@ -29,12 +29,12 @@ async function simulate(count: number, limit: number, startMs: number) {
   for (let i = 0; i < count; i++) {
     await pacer.acquire();
     const t = now();
-    const w = Math.floor(t / 60_000);
+    const w = Math.floor(t / windowMs);
     const used = (windows.get(w) ?? 0) + 1;
     windows.set(w, used);
     if (used > limit) rejected++;
     times.push(t);
-    pacer.observe(headers(limit, Math.max(0, limit - used), (w + 1) * 60_000));
+    pacer.observe(headers(limit, Math.max(0, limit - used), (w + 1) * windowMs));
     pacer.release();
   }
   return { times, rejected, pacer };
@@ -73,6 +73,45 @@ describe('wm pacing', () => {
     expect(rejected).toBe(0);
     const minutes = (times.at(-1)! - times[0]) / 60_000;
     expect(3000 / minutes).toBeGreaterThan(600 * 0.95);
+  });
+
+  it('learns a window other than 60 s from consecutive window ends, and keeps its rate without 429', async () => {
+    const start = 1_800_000_000_000 + 500;
+    const { times, rejected, pacer } = await simulate(200, 20, start, 2000);
+    expect(rejected).toBe(0);
+    expect(pacer.window).toBe(2000);
+    const seconds = (times.at(-1)! - times[0]) / 1000;
+    // 200 requests at 20 per 2 s: about 20 s; assuming 60-s windows it would take ten minutes
+    expect(seconds).toBeLessThan(21);
+    expect(200 / seconds).toBeGreaterThan(10 * 0.9);
+  });
+
+  it('does not learn a window from a sliding window whose end creeps on', async () => {
+    const { pacer, now } = fakePacer(1_800_000_000_000);
+    for (let i = 0; i < 5; i++) {
+      await pacer.acquire();
+      pacer.observe(headers(600, 3, now() + 60_000 + i * 1000));
+      pacer.release();
+    }
+    expect(pacer.window).toBe(60_000);
+  });
+
+  it('an answer from the window just left does not empty the next one', async () => {
+    const { pacer, now } = fakePacer(1_800_000_000_000);
+    const reset = now() + 1000;
+    await pacer.acquire();
+    pacer.observe(headers(600, 0, reset));
+    pacer.release();
+    await pacer.acquire(); // waits for the reset; the new window's budget is the whole limit
+    expect(now()).toBeGreaterThanOrEqual(reset);
+    pacer.observe(headers(600, 0, reset)); // a late answer about the old window
+    pacer.release();
+    const t = now();
+    for (let i = 0; i < 3; i++) {
+      await pacer.acquire();
+      pacer.release();
+    }
+    expect(now() - t).toBeLessThan(1000); // paced at 10/s, not held until another minute has passed
   });
 
   it('counts requests in flight against the budget', async () => {
