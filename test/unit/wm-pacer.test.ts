@@ -37,7 +37,7 @@ async function simulate(count: number, limit: number, startMs: number, windowMs 
     windows.set(w, used);
     if (used > limit) rejected++;
     times.push(t);
-    const date = serverBehindMs === undefined ? {} : { date: new Date(t).toUTCString() };
+    const date: Record<string, string> = serverBehindMs === undefined ? {} : { date: new Date(t).toUTCString() };
     pacer.observe({ ...headers(limit, Math.max(0, limit - used), (w + 1) * windowMs), ...date });
     pacer.release();
   }
