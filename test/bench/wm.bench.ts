@@ -169,7 +169,7 @@ export async function run(ctx: BenchContext): Promise<BenchRow[]> {
   const rows = loopback.rows;
   if (loopback.cli.peakRssMb !== undefined) rows.push(row(`1M rows: notevox peak RSS (MB, limit ${RSS_LIMIT_MB})`, [loopback.cli.peakRssMb], { baselineMs: RSS_LIMIT_MB, target: 1 }));
   const latency = ['--faults', `latency=1:${LATENCY_MS}-${LATENCY_MS}@/word-memories`];
-  rows.push(...(await compare(ctx, small, LATENCY_ROWS, `${LATENCY_ROWS / 1000}k rows, +${LATENCY_MS} ms latency`, latency, [['--concurrency', '8']])).rows);
+  rows.push(...(await compare(ctx, small, LATENCY_ROWS, `${LATENCY_ROWS / 1000}k rows, +${LATENCY_MS} ms latency`, latency, [['--concurrency', '2']])).rows);
 
   // With the default limit: starting at a window boundary, a minute and a bit of rows.
   const sb = await startSandbox(ctx.cliEnv(), `${RATE.requests}/${RATE.windowSeconds}s`);
