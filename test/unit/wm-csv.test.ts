@@ -128,9 +128,14 @@ describe('wm CSV reading', () => {
     ]);
     const withHeader = await scan('term,id,alt\nAlpha,1,A\n', { columns: 'entry,-,subEntry', header: true });
     expect(withHeader.rows).toEqual([[2, 'Alpha', 'A']]);
-    // a first row that looks like a header is data under --columns
-    const literal = await scan('entry\nBeta\n', { columns: 'entry' });
+    // a first row that looks like a header is data under --columns, and the check says so
+    const literal = await scan('\nentry\nBeta\n', { columns: 'entry' });
     expect(literal.rows.map((r) => r[1])).toEqual(['entry', 'Beta']);
+    expect(literal.check.headerLike).toBe(2);
+    expect((await scan('Entry,x\n', { columns: '-,entry' })).check.headerLike).toBeUndefined();
+    expect((await scan('x,ENTRY\n', { columns: '-,entry' })).check.headerLike).toBe(1);
+    expect(withHeader.check.headerLike).toBeUndefined();
+    expect(noHeader.check.headerLike).toBeUndefined();
     expect(() => parseColumns('subEntry')).toThrow(UsageError);
     expect(() => parseColumns('entry,entry')).toThrow(/twice/);
     expect(() => parseColumns('entry,notes')).toThrow(/unknown column "notes"/);

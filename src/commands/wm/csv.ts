@@ -150,12 +150,15 @@ export interface ScanOptions extends CsvOptions {
   onEntryHash?: (hash: number) => void;
   /** Every chunk of the file as read (for the content hash). */
   onBytes?: (chunk: Buffer) => void;
+  /** Under --columns without --header, the first row reads `entry` in the entry column: a header taken for data. */
+  onHeaderLike?: (line: number) => void;
 }
 
 /** The data rows of a CSV file in order, a chunk's worth at a time; rejects carry their reason. */
 export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGenerator<CsvItem[]> {
   let layout: Layout | undefined = opts.columns !== undefined ? parseColumns(opts.columns) : undefined;
   let skipHeader = layout !== undefined && Boolean(opts.header);
+  let firstRow = true;
   const index = new LineIndex();
   const firstSeen = new Map<string, number>();
   let out: CsvItem[] = [];
@@ -211,7 +214,10 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     } else if (skipHeader) {
       skipHeader = false;
       return;
+    } else if (firstRow && opts.columns !== undefined && ENTRY_NAME.test((cells[layout.entry] ?? '').trim())) {
+      opts.onHeaderLike?.(line);
     }
+    firstRow = false;
     out.push(classify(cells, line, layout));
   };
 
@@ -281,6 +287,8 @@ export interface CsvCheck {
   size: number;
   mtimeMs: number;
   duplicateHashes: ReadonlySet<number>;
+  /** The line of a first row that looks like a header but is read as data (--columns without --header). */
+  headerLike?: number;
 }
 
 /** Hashes that occur more than once (sorts the array in place). */
@@ -303,8 +311,10 @@ export async function checkCsv(file: string, opts: CsvOptions, onReject: (item: 
   let rows = 0;
   let rejected = 0;
   let fatal = false;
+  let headerLike: number | undefined;
   const pass1: ScanOptions = {
     ...opts,
+    onHeaderLike: (line) => (headerLike = line),
     onBytes: (b) => sha.update(b),
     onEntryHash: (h) => {
       if (n === hashes.length) {
@@ -333,5 +343,5 @@ export async function checkCsv(file: string, opts: CsvOptions, onReject: (item: 
       }
     }
   }
-  return { rows, valid: rows - rejected, rejected, fatal, sha256: sha.digest('hex'), size: st.size, mtimeMs: st.mtimeMs, duplicateHashes };
+  return { rows, valid: rows - rejected, rejected, fatal, sha256: sha.digest('hex'), size: st.size, mtimeMs: st.mtimeMs, duplicateHashes, ...(headerLike !== undefined ? { headerLike } : {}) };
 }

@@ -112,6 +112,8 @@ export async function validateSource(ctx: Context, src: Source, flags: CsvFlags,
   } finally {
     spinner.stop();
   }
+  if (check.headerLike !== undefined)
+    ctx.io.warn(`${src.name}:${check.headerLike}: looks like a header (its entry column says "entry") but is read as data under --columns; pass --header to skip it.`);
   if (firstFatal)
     throw new CliError(`${src.name} cannot be read reliably from line ${firstFatal.line} on; nothing was sent`, { exitCode: EXIT.USAGE, hint: firstFatal.hint });
   if (check.rejected > 0 && !flags.skipInvalid)
