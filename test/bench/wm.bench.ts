@@ -169,7 +169,7 @@ export async function run(ctx: BenchContext): Promise<BenchRow[]> {
   const rows = loopback.rows;
   if (loopback.cli.peakRssMb !== undefined) rows.push(row(`1M rows: notevox peak RSS (MB, limit ${RSS_LIMIT_MB})`, [loopback.cli.peakRssMb], { baselineMs: RSS_LIMIT_MB, target: 1 }));
   const latency = ['--faults', `latency=1:${LATENCY_MS}-${LATENCY_MS}@/word-memories`];
-  rows.push(...(await compare(ctx, small, LATENCY_ROWS, `${LATENCY_ROWS / 1000}k rows, +${LATENCY_MS} ms latency`, latency, [['--concurrency', '8']])).rows);
+  rows.push(...(await compare(ctx, small, LATENCY_ROWS, `${LATENCY_ROWS / 1000}k rows, +${LATENCY_MS} ms latency`, latency, [['--concurrency', '2']])).rows);
 
   // With the default limit: starting at a window boundary, a minute and a bit of rows.
   const sb = await startSandbox(ctx.cliEnv(), `${RATE.requests}/${RATE.windowSeconds}s`);
@@ -182,6 +182,14 @@ export async function run(ctx: BenchContext): Promise<BenchRow[]> {
     rows.push(row(`429 responses at ${RATE.requests}/min (target 0): ${paced.summary.rateLimited}`, [paced.summary.rateLimited], { baselineMs: 1, target: 0 }));
     rows.push(
       row(`${LIMITED_ROWS} rows at ${RATE.requests}/min: ${perMinute} rows/min = ${Math.round((perMinute / CEILING_ROWS_PER_MIN) * 100)}% of ${CEILING_ROWS_PER_MIN} (target ≥ 90%)`, [sentMs], {
+        baselineMs: idealMs,
+        target: Math.round((100 / 90) * 100) / 100,
+      }),
+    );
+    // The same from the command's start (process start-up and the check pass included): the stricter figure.
+    const wallPerMinute = Math.round(LIMITED_ROWS / (paced.ms / 60_000));
+    rows.push(
+      row(`  … from process start to exit: ${wallPerMinute} rows/min = ${Math.round((wallPerMinute / CEILING_ROWS_PER_MIN) * 100)}% of the ceiling (target ≥ 90%)`, [paced.ms], {
         baselineMs: idealMs,
         target: Math.round((100 / 90) * 100) / 100,
       }),

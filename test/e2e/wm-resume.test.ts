@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_KEYS, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
@@ -100,6 +100,48 @@ describe('wm import resumes', () => {
       expect(journalFiles()).toEqual([]);
     } finally {
       await flaky.close();
+    }
+  });
+
+  it('after Ctrl-C: exit 130 with a resume hint; --restart ignores the journal and removes it at the end', async () => {
+    // A sandbox whose user-scope writes are slow, so that the run can be interrupted midway.
+    const slow = await startTestSandbox({ faults: 'latency=1:60-60@/users/me/word-memories' });
+    const userRows = () =>
+      slow.db.get<{ n: number }>("SELECT count(*) AS n FROM word_memories WHERE scope_type = 'user' AND scope_id = ? AND entry LIKE 'Resume%'", [String(DEMO_USERS.dana)])!.n;
+    const slowEnv = { ...env(), NOTEVOX_BASE_URL: slow.baseUrl };
+    const args = ['wm', 'import', csv, '--batch-size', '250', '--concurrency', '1', '--json'];
+    try {
+      const child = execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, CI: '1', NO_COLOR: '1', ...slowEnv }, extendEnv: false, reject: false });
+      const deadline = Date.now() + 20_000;
+      while (confirmedBatches() < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      child.kill('SIGINT');
+      const stopped = await child;
+      expect(stopped.exitCode, String(stopped.stderr)).toBe(130);
+      const confirmed = confirmedBatches();
+      const said = /(\d+) batches are confirmed\. Run the same command again to resume/.exec(String(stopped.stderr));
+      expect(said, String(stopped.stderr)).not.toBeNull();
+      // a batch answered in the instant of the interrupt may be recorded just after the message
+      expect(confirmed - Number(said![1])).toBeGreaterThanOrEqual(0);
+      expect(confirmed - Number(said![1])).toBeLessThanOrEqual(1);
+      expect(journalFiles()).toHaveLength(1);
+      expect(userRows()).toBeGreaterThanOrEqual(confirmed * 250);
+      expect(userRows()).toBeLessThan(ROWS);
+
+      const plan = await runCli([...args, '--dry-run'], { env: slowEnv });
+      expect(JSON.parse(plan.stdout)).toMatchObject({ batches: 40, batchesDoneEarlier: confirmed, rowsToSend: ROWS - confirmed * 250 });
+      const planRestart = await runCli([...args, '--dry-run', '--restart'], { env: slowEnv });
+      expect(JSON.parse(planRestart.stdout)).toMatchObject({ batchesDoneEarlier: 0, rowsToSend: ROWS });
+      expect(journalFiles()).toHaveLength(1); // dry runs leave the journal as it is
+
+      const present = userRows();
+      const restart = await runCli([...args, '--restart', '--concurrency', '4'], { env: slowEnv });
+      expect(restart.exitCode, restart.stderr).toBe(0);
+      expect(restart.stderr).not.toMatch(/Resuming/);
+      expect(JSON.parse(restart.stdout)).toMatchObject({ doneEarlier: 0, created: ROWS - present, alreadyPresent: present, failed: 0 });
+      expect(userRows()).toBe(ROWS);
+      expect(journalFiles()).toEqual([]);
+    } finally {
+      await slow.close();
     }
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, DEMO_ORGANIZATION, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { runInPty } from '../helpers/pty.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
 const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, k.token])) as Record<keyof typeof DEMO_KEYS, string>;
@@ -32,6 +33,8 @@ const wm = (args: string[], o: { key?: string; input?: string } = {}) =>
 /** Word-memory writes the sandbox received (its request log), to prove that nothing was sent. */
 const writes = () =>
   sb.db.get<{ n: number }>("SELECT count(*) AS n FROM request_log WHERE method IN ('POST', 'PATCH', 'DELETE') AND path LIKE '%/word-memories%'")!.n;
+/** Every request the sandbox logged. */
+const requests = () => sb.db.get<{ n: number }>('SELECT count(*) AS n FROM request_log')!.n;
 const stored = (type: string, id: string | number) =>
   sb.db.all<{ entry: string; sub_entry: string | null }>('SELECT entry, sub_entry FROM word_memories WHERE scope_type = ? AND scope_id = ? ORDER BY id', [type, String(id)]);
 const journals = () => {
@@ -142,6 +145,12 @@ describe('wm import', () => {
     expect(readFileSync(rejects, 'utf8')).toContain('bad one,b,3,entry contains whitespace');
     expect(writes()).toBe(before);
 
+    // the user scope needs no lookup: a dry run makes no request at all
+    const everything = requests();
+    const userDry = await wm(['import', path, '--skip-invalid', '--dry-run', '--json']);
+    expect(json(userDry)).toMatchObject({ target: 'user', valid: 2, rowsToSend: 2 });
+    expect(requests()).toBe(everything);
+
     const sent = await wm(['import', path, '--skip-invalid', '--json', '--workspace', product]);
     expect(sent.exitCode).toBe(0);
     expect(json(sent)).toMatchObject({ created: 2, alreadyPresent: 0, rejected: 5, failed: 0 });
@@ -237,5 +246,73 @@ describe('wm sync', () => {
     expect(again.exitCode).toBe(0);
     expect(again.stderr).toMatch(/Nothing to change/);
     expect(writes()).toBe(after);
+  });
+});
+
+describe('wm sync: rejected rows and prompts', () => {
+  const priya = { key: K.member };
+  const mine = () => stored('user', DEMO_USERS.priya).map((r) => [r.entry, r.sub_entry]);
+
+  it('--prune leaves entries that rejected rows name; -o json reports the plan and what was applied', async () => {
+    const setUp = await wm(['sync', file('p0.csv', 'Alpha\nBravo,B\nCharlie\n'), '--prune', '--yes'], priya);
+    expect(setUp.exitCode, setUp.stderr).toBe(0);
+    expect(mine()).toEqual([
+      ['Alpha', null],
+      ['Bravo', 'B'],
+      ['Charlie', null],
+    ]);
+    // Bravo's row is rejected (a space in its subEntry): the file still names Bravo, so it must not be deleted
+    const path = file('p1.csv', 'entry,subEntry\nAlpha,A\nBravo,bad sub\n');
+    const r = await wm(['sync', path, '--prune', '--skip-invalid', '--yes', '--json'], priya);
+    const out = json(r);
+    expect(r.stderr).toContain(`${path}:3: subEntry contains whitespace`);
+    expect(r.stderr).toMatch(/1 entries of the scope .* named by rejected rows: --prune leaves them/);
+    expect(out).toMatchObject({ target: 'user', create: 0, update: 1, delete: 1, unchanged: 0, keptForRejectedRows: 1, applied: { created: 0, updated: 1, deleted: 1, failed: 0 } });
+    expect(out.changes.map((c: any) => [c.action, c.entry])).toEqual([
+      ['update', 'Alpha'],
+      ['delete', 'Charlie'],
+    ]);
+    expect(mine()).toEqual([
+      ['Alpha', 'A'],
+      ['Bravo', 'B'],
+    ]);
+    const nothing = json(await wm(['sync', path, '--prune', '--skip-invalid', '--json'], priya));
+    expect(nothing).toMatchObject({ create: 0, update: 0, delete: 0, unchanged: 1, applied: null });
+  });
+
+  it('asks on a terminal: declining changes nothing (exit 130), accepting applies', async () => {
+    const env = { NOTEVOX_CONFIG_DIR: config.dir, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: K.member, NOTEVOX_CACHE_DIR: cache };
+    const path = file('p2.csv', 'Alpha,A\nDelta\n');
+    const before = writes();
+    const no = await runInPty(['wm', 'sync', path], [[/Apply these 1 changes to the user word memories\?/, 'n\r']], env);
+    expect(no.exitCode, no.screen).toBe(130);
+    expect(no.screen).toMatch(/create\s+Delta/);
+    expect(no.screen).toContain('Cancelled: nothing was changed.');
+    expect(writes()).toBe(before);
+    const yes = await runInPty(['wm', 'sync', path], [[/Apply these 1 changes/, 'y\r']], env);
+    expect(yes.exitCode, yes.screen).toBe(0);
+    expect(mine().map((r) => r[0])).toEqual(['Alpha', 'Bravo', 'Delta']);
+
+    const delta = json(await wm(['list', '-o', 'json'], priya)).find((w: any) => w.entry === 'Delta');
+    const keep = await runInPty(['wm', 'rm', String(delta.id)], [[/Delete word memory \d+ from the user scope\?/, 'n\r']], env);
+    expect(keep.exitCode, keep.screen).toBe(130);
+    const rm = await runInPty(['wm', 'rm', String(delta.id)], [[/Delete word memory/, 'y\r']], env);
+    expect(rm.exitCode, rm.screen).toBe(0);
+    expect(mine().map((r) => r[0])).toEqual(['Alpha', 'Bravo']);
+  });
+});
+
+describe('wm export', () => {
+  it('fails at once for an --out it cannot write, leaving nothing behind', async () => {
+    const before = requests();
+    const r = await wm(['export', '--out', join(dir, 'missing', 'terms.csv')]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/cannot write --out .*missing\/terms\.csv: ENOENT/);
+    expect(requests()).toBe(before);
+    const out = join(dir, 'user.csv');
+    const ok = await wm(['export', '--out', out]);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe('entry,subEntry\nWhitfield,\nHFL,HFL-Corp\nBrandNew,BN\n');
+    expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
   });
 });

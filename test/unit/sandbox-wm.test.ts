@@ -3,7 +3,7 @@ import { buildPath, endpoint, type WordMemoryScopeKey } from '../../src/contract
 import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
 import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import * as schemas from '../../src/contract/schemas.js';
-import { DEMO_KEYS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_KEYS, DEMO_ORGANIZATION, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
 
 const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, k.token])) as Record<keyof typeof DEMO_KEYS, string>;
@@ -180,6 +180,64 @@ describe('word memories: bulk writes', () => {
     const r = await call(K.wsAdmin, 'user', 'create', { body: { entries: entries('fast', 1000) } });
     expect(r.json.content).toHaveLength(1000);
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('word memories: every scope path, both bulk paths', () => {
+  // [scope, key, workspace path parameter, where the rows live]
+  const SCOPES: Array<[WordMemoryScopeKey, string, string | undefined, string]> = [
+    ['user', K.member, undefined, `user:${DEMO_USERS.priya}`],
+    ['workspace', K.admin, sales, `workspace:${sales}`],
+    ['workspaceMe', K.boundUser, undefined, `workspace:${product}`],
+    ['teamMe', K.boundUser, undefined, `workspace:${product}`],
+    ['organization', K.orgKey, undefined, `organization:${DEMO_ORGANIZATION}`],
+  ];
+  const rowsOf = (where: string) => {
+    const [type, id] = where.split(':');
+    return sb.db.all<{ id: number; entry: string; sub_entry: string | null }>('SELECT id, entry, sub_entry FROM word_memories WHERE scope_type = ? AND scope_id = ? ORDER BY id', [type, id]);
+  };
+
+  for (const [scope, key, ws, where] of SCOPES)
+    for (const bulk of [false, true])
+      it(`${scope}${bulk ? ' (…/bulk)' : ''}: create, update, delete with notFound, read back`, async () => {
+        const tag = `M${scope}${bulk ? 'B' : 'P'}`;
+        const made = await call(key, scope, 'create', { ws, bulk, body: { entries: [{ entry: `${tag}1` }, { entry: `${tag}2`, subEntry: 'two' }] } });
+        expect(made.status, JSON.stringify(made.json)).toBe(200);
+        const [one, two] = made.json.content;
+        expect([one.entry, two.subEntry]).toEqual([`${tag}1`, 'two']);
+        expect(rowsOf(where).filter((r) => r.entry.startsWith(tag)).map((r) => r.id)).toEqual([one.id, two.id]);
+        const skipped = await call(key, scope, 'create', { ws, bulk, body: { entries: [{ entry: `${tag}1`, subEntry: 'ignored' }] } });
+        expect(skipped.json).toEqual({ content: [] });
+
+        const updated = await call(key, scope, 'update', { ws, bulk, body: { entries: [{ id: one.id, subEntry: 'uno' }, { id: 987_654 }] } });
+        expect(updated.status).toBe(200);
+        expect(updated.json).toMatchObject({ content: [{ id: one.id, entry: `${tag}1`, subEntry: 'uno' }], notFound: [987_654] });
+        expect((await call(key, scope, 'get', { ws, id: one.id })).json).toMatchObject({ id: one.id, subEntry: 'uno' });
+
+        const deleted = await call(key, scope, 'delete', { ws, bulk, body: { ids: [two.id, 987_654] } });
+        expect(deleted.status).toBe(200);
+        expect(deleted.json).toEqual({ deleted: 1, notFound: [987_654] });
+        expectError(await call(key, scope, 'get', { ws, id: two.id }), 404, 404000);
+        const listed = await call(key, scope, 'list', { ws });
+        expect(listed.json.content.filter((w: any) => w.entry.startsWith(tag)).map((w: any) => [w.entry, w.subEntry])).toEqual([[`${tag}1`, 'uno']]);
+
+        const tooMany = Array.from({ length: 1001 }, (_, i) => ({ id: i + 1 }));
+        expect((await call(key, scope, 'update', { ws, bulk, body: { entries: tooMany } })).json.error.detail).toMatch(/^entries: /);
+        expectError(await call(key, scope, 'list', { ws, query: 'size=1001' }), 400, 400003);
+        expectError(await call(key, scope, 'list', { ws, query: 'size=abc' }), 400, 400003);
+      });
+
+  it('names the first bad item of an update or delete, and changes nothing', async () => {
+    const made = await call(K.admin, 'user', 'create', { body: { entries: [{ entry: 'FirstBad' }] } });
+    const id = made.json.content[0].id;
+    const update = await call(K.admin, 'user', 'update', { body: { entries: [{ id, subEntry: 'fine' }, { id, entry: 'x'.repeat(64) }, { id, subEntry: 'a b' }] } });
+    expectError(update, 400, 400000);
+    expect(update.json.error.detail).toMatch(/^entries\[1\]\.entry: /);
+    expect((await call(K.admin, 'user', 'get', { id })).json.subEntry).toBeNull();
+    const del = await call(K.admin, 'user', 'delete', { body: { ids: [id, 2.5, 'x'] } });
+    expectError(del, 400, 400000);
+    expect(del.json.error.detail).toMatch(/^ids\[1\]: /);
+    expect((await call(K.admin, 'user', 'get', { id })).status).toBe(200);
   });
 });
 

@@ -87,6 +87,30 @@ describe('wm CSV reading', () => {
     ]);
   });
 
+  it('refuses a UTF-16 file, and rejects the NUL bytes of one without byte-order mark', async () => {
+    const utf16 = (text: string, bom: number[]) => Buffer.concat([Buffer.from(bom), Buffer.from(text, 'utf16le')]);
+    const le = await scan(utf16('entry\nfoo\nbar\n', [0xff, 0xfe]));
+    expect(le.rejects).toEqual(['1: the file is UTF-16 (it starts with a UTF-16 byte-order mark); the file was not read']);
+    expect(le.check.fatal).toBe(true);
+    expect(le.rows).toEqual([]);
+    expect((await scan(Buffer.from([0xfe, 0xff, 0, 0x61, 0, 0x0a]))).check.fatal).toBe(true);
+    const noBom = await scan(Buffer.from('foo\nbar\n', 'utf16le'));
+    expect(noBom.rows).toEqual([]);
+    expect(noBom.rejects[0]).toBe('1: entry contains the control character U+0000 (is the file UTF-16? save it as UTF-8)');
+    const escape = await scan('ok\nbell\u0007,x\nsub,a\u001bb\n');
+    expect(escape.rejects).toEqual(['2: entry contains the control character U+0007', '3: subEntry contains the control character U+001B']);
+    expect(escape.rows.map((r) => r[1])).toEqual(['ok']);
+  });
+
+  it('refuses a header that names subEntry but no entry column (the columns cannot be told apart)', async () => {
+    const { check, rejects, rows } = await scan('term,SubEntry\nAcme,ACME\n');
+    expect(rejects).toEqual(['1: the header names a subEntry column but no entry column; the file was not read further']);
+    expect(check.fatal).toBe(true);
+    expect(rows).toEqual([]);
+    // with --columns the same file is fine
+    expect((await scan('term,SubEntry\nAcme,ACME\n', { columns: 'entry,subEntry', header: true })).rows).toEqual([[2, 'Acme', 'ACME']]);
+  });
+
   it('without a header: entry[,subEntry] by position, 1 or 2 fields', async () => {
     const { rows, rejects } = await scan('Alpha\nBeta,B\nGamma,G,extra\n');
     expect(rows).toEqual([
@@ -104,9 +128,14 @@ describe('wm CSV reading', () => {
     ]);
     const withHeader = await scan('term,id,alt\nAlpha,1,A\n', { columns: 'entry,-,subEntry', header: true });
     expect(withHeader.rows).toEqual([[2, 'Alpha', 'A']]);
-    // a first row that looks like a header is data under --columns
-    const literal = await scan('entry\nBeta\n', { columns: 'entry' });
+    // a first row that looks like a header is data under --columns, and the check says so
+    const literal = await scan('\nentry\nBeta\n', { columns: 'entry' });
     expect(literal.rows.map((r) => r[1])).toEqual(['entry', 'Beta']);
+    expect(literal.check.headerLike).toBe(2);
+    expect((await scan('Entry,x\n', { columns: '-,entry' })).check.headerLike).toBeUndefined();
+    expect((await scan('x,ENTRY\n', { columns: '-,entry' })).check.headerLike).toBe(1);
+    expect(withHeader.check.headerLike).toBeUndefined();
+    expect(noHeader.check.headerLike).toBeUndefined();
     expect(() => parseColumns('subEntry')).toThrow(UsageError);
     expect(() => parseColumns('entry,entry')).toThrow(/twice/);
     expect(() => parseColumns('entry,notes')).toThrow(/unknown column "notes"/);

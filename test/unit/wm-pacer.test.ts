@@ -20,21 +20,25 @@ const headers = (limit: number, remaining: number, resetMs: number) => ({
   'x-ratelimit-reset': String(Math.floor(resetMs / 1000)),
 });
 
-/** Send `count` requests one after another against a fixed-window server of `limit` per 60 s; returns send times and 429s. */
-async function simulate(count: number, limit: number, startMs: number) {
+/**
+ * Send `count` requests one after another against a fixed-window server of `limit` per `windowMs`; returns send
+ * times and 429s. `serverBehindMs`: the server's clock is that far behind ours, and its answers carry a `Date` header.
+ */
+async function simulate(count: number, limit: number, startMs: number, windowMs = 60_000, serverBehindMs?: number) {
   const { pacer, now } = fakePacer(startMs);
   const windows = new Map<number, number>();
   const times: number[] = [];
   let rejected = 0;
   for (let i = 0; i < count; i++) {
     await pacer.acquire();
-    const t = now();
-    const w = Math.floor(t / 60_000);
+    const t = now() - (serverBehindMs ?? 0);
+    const w = Math.floor(t / windowMs);
     const used = (windows.get(w) ?? 0) + 1;
     windows.set(w, used);
     if (used > limit) rejected++;
     times.push(t);
-    pacer.observe(headers(limit, Math.max(0, limit - used), (w + 1) * 60_000));
+    const date: Record<string, string> = serverBehindMs === undefined ? {} : { date: new Date(t).toUTCString() };
+    pacer.observe({ ...headers(limit, Math.max(0, limit - used), (w + 1) * windowMs), ...date });
     pacer.release();
   }
   return { times, rejected, pacer };
@@ -50,7 +54,7 @@ describe('wm pacing', () => {
       pacer.release();
     }
     expect(now()).toBe(t0);
-    expect(pacer.defaultConcurrency()).toBe(2);
+    expect(pacer.defaultConcurrency()).toBe(8);
     expect(pacer.requestsPerWindow).toBeUndefined();
   });
 
@@ -73,6 +77,70 @@ describe('wm pacing', () => {
     expect(rejected).toBe(0);
     const minutes = (times.at(-1)! - times[0]) / 60_000;
     expect(3000 / minutes).toBeGreaterThan(600 * 0.95);
+  });
+
+  it('learns a window other than 60 s from consecutive window ends, and keeps its rate without 429', async () => {
+    const start = 1_800_000_000_000 + 500;
+    const { times, rejected, pacer } = await simulate(200, 20, start, 2000);
+    expect(rejected).toBe(0);
+    expect(pacer.window).toBe(2000);
+    const seconds = (times.at(-1)! - times[0]) / 1000;
+    // 200 requests at 20 per 2 s: about 20 s; assuming 60-s windows it would take ten minutes
+    expect(seconds).toBeLessThan(21);
+    expect(200 / seconds).toBeGreaterThan(10 * 0.9);
+  });
+
+  it('goes by the service clock (Date header) when ours runs ahead: no 429 at the window change', async () => {
+    const start = 1_800_000_000_000 - (1_800_000_000_000 % 60_000) + 30_000;
+    const ahead = await simulate(700, 600, start, 60_000, 3000);
+    expect(ahead.rejected).toBe(0);
+    // the contrast: without Date headers our early clock starts the next window 3 s too soon
+    const { pacer, now } = fakePacer(start);
+    let rejected = 0;
+    const windows = new Map<number, number>();
+    for (let i = 0; i < 700; i++) {
+      await pacer.acquire();
+      const server = now() - 3000;
+      const w = Math.floor(server / 60_000);
+      const used = (windows.get(w) ?? 0) + 1;
+      windows.set(w, used);
+      if (used > 600) rejected++;
+      pacer.observe(headers(600, Math.max(0, 600 - used), (w + 1) * 60_000));
+      pacer.release();
+    }
+    expect(rejected).toBeGreaterThan(0);
+    // and when the clocks agree, the Date header costs at most a second per window change
+    const agree = await simulate(700, 600, start, 60_000, 0);
+    expect(agree.rejected).toBe(0);
+    expect(agree.times[600] - (start - (start % 60_000) + 60_000)).toBeLessThanOrEqual(1000 + 50);
+  });
+
+  it('does not learn a window from a sliding window whose end creeps on', async () => {
+    const { pacer, now } = fakePacer(1_800_000_000_000);
+    for (let i = 0; i < 5; i++) {
+      await pacer.acquire();
+      pacer.observe(headers(600, 3, now() + 60_000 + i * 1000));
+      pacer.release();
+    }
+    expect(pacer.window).toBe(60_000);
+  });
+
+  it('an answer from the window just left does not empty the next one', async () => {
+    const { pacer, now } = fakePacer(1_800_000_000_000);
+    const reset = now() + 1000;
+    await pacer.acquire();
+    pacer.observe(headers(600, 0, reset));
+    pacer.release();
+    await pacer.acquire(); // waits for the reset; the new window's budget is the whole limit
+    expect(now()).toBeGreaterThanOrEqual(reset);
+    pacer.observe(headers(600, 0, reset)); // a late answer about the old window
+    pacer.release();
+    const t = now();
+    for (let i = 0; i < 3; i++) {
+      await pacer.acquire();
+      pacer.release();
+    }
+    expect(now() - t).toBeLessThan(1000); // paced at 10/s, not held until another minute has passed
   });
 
   it('counts requests in flight against the budget', async () => {

@@ -28,8 +28,13 @@ export interface CsvItem {
   entry: string;
   subEntry: string | null;
   reason?: string;
-  /** The file cannot be read reliably past this row (a quote that never closes, text after a closing quote). */
+  /**
+   * The file cannot be read reliably past this row (a quote that never closes, text after a closing quote, a
+   * UTF-16 file, a header whose columns cannot be told apart): nothing is sent, whatever the flags.
+   */
   fatal?: boolean;
+  /** For a fatal problem: how to fix the file. */
+  hint?: string;
 }
 
 interface Layout {
@@ -43,6 +48,8 @@ const ENTRY_NAME = /^entry$/i;
 const SUB_ENTRY_NAME = /^sub_?entry$/i;
 const IGNORED_NAME = /^(-|_|)$/;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const UTF16_BOMS = [Buffer.from([0xff, 0xfe]), Buffer.from([0xfe, 0xff])];
+const QUOTING_HINT = 'Quote a field that contains a quote, comma or line break as a whole, and double the quotes inside it: "say ""hi""".';
 const CHUNK_BYTES = 64 * 1024;
 /** Errors after which csv-parse stays inside a quoted field: nothing after them can be trusted. */
 const FATAL_CSV_ERRORS = new Set(['CSV_QUOTE_NOT_CLOSED', 'CSV_INVALID_CLOSING_QUOTE']);
@@ -143,12 +150,15 @@ export interface ScanOptions extends CsvOptions {
   onEntryHash?: (hash: number) => void;
   /** Every chunk of the file as read (for the content hash). */
   onBytes?: (chunk: Buffer) => void;
+  /** Under --columns without --header, the first row reads `entry` in the entry column: a header taken for data. */
+  onHeaderLike?: (line: number) => void;
 }
 
 /** The data rows of a CSV file in order, a chunk's worth at a time; rejects carry their reason. */
 export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGenerator<CsvItem[]> {
   let layout: Layout | undefined = opts.columns !== undefined ? parseColumns(opts.columns) : undefined;
   let skipHeader = layout !== undefined && Boolean(opts.header);
+  let firstRow = true;
   const index = new LineIndex();
   const firstSeen = new Map<string, number>();
   let out: CsvItem[] = [];
@@ -171,7 +181,7 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
       fatal = FATAL_CSV_ERRORS.has(code);
       const words = CSV_ERROR_WORDS[code] ?? e?.message ?? 'unreadable record';
       const reason = `malformed CSV: ${words}` + (fatal ? '; the rest of the file was not read' : '');
-      out.push({ line: index.linesBefore(offset) + 1, entry: '', subEntry: null, reason, fatal });
+      out.push({ line: index.linesBefore(offset) + 1, entry: '', subEntry: null, reason, fatal, ...(fatal ? { hint: QUOTING_HINT } : {}) });
     },
   });
   const api = (parser as unknown as { api?: CsvApi }).api;
@@ -187,11 +197,27 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     if (!layout) {
       layout = headerLayout(cells);
       if (layout) return;
+      if (cells.some((c) => SUB_ENTRY_NAME.test(c.trim()))) {
+        // A header after all, but which column is the entry? Guessing could swap entry and subEntry on every row.
+        fatal = true;
+        out.push({
+          line,
+          entry: '',
+          subEntry: null,
+          reason: 'the header names a subEntry column but no entry column; the file was not read further',
+          fatal,
+          hint: 'Name the entry column "entry" in the header, or give the columns with --columns (e.g. --columns entry,subEntry --header).',
+        });
+        return;
+      }
       layout = { entry: 0, subEntry: 1 };
     } else if (skipHeader) {
       skipHeader = false;
       return;
+    } else if (firstRow && opts.columns !== undefined && ENTRY_NAME.test((cells[layout.entry] ?? '').trim())) {
+      opts.onHeaderLike?.(line);
     }
+    firstRow = false;
     out.push(classify(cells, line, layout));
   };
 
@@ -222,6 +248,11 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
   for await (const raw of createReadStream(file, { highWaterMark: CHUNK_BYTES })) {
     let chunk = raw as Buffer;
     opts.onBytes?.(chunk);
+    if (first && UTF16_BOMS.some((b) => chunk.subarray(0, 2).equals(b))) {
+      const reason = 'the file is UTF-16 (it starts with a UTF-16 byte-order mark); the file was not read';
+      yield [{ line: 1, entry: '', subEntry: null, reason, fatal: true, hint: 'Save the file as UTF-8, e.g. iconv -f UTF-16 -t UTF-8 terms.csv > terms-utf8.csv.' }];
+      return;
+    }
     if (first && chunk.subarray(0, 3).equals(BOM)) chunk = chunk.subarray(3);
     first = false;
     index.add(chunk);
@@ -256,6 +287,8 @@ export interface CsvCheck {
   size: number;
   mtimeMs: number;
   duplicateHashes: ReadonlySet<number>;
+  /** The line of a first row that looks like a header but is read as data (--columns without --header). */
+  headerLike?: number;
 }
 
 /** Hashes that occur more than once (sorts the array in place). */
@@ -278,8 +311,10 @@ export async function checkCsv(file: string, opts: CsvOptions, onReject: (item: 
   let rows = 0;
   let rejected = 0;
   let fatal = false;
+  let headerLike: number | undefined;
   const pass1: ScanOptions = {
     ...opts,
+    onHeaderLike: (line) => (headerLike = line),
     onBytes: (b) => sha.update(b),
     onEntryHash: (h) => {
       if (n === hashes.length) {
@@ -308,5 +343,5 @@ export async function checkCsv(file: string, opts: CsvOptions, onReject: (item: 
       }
     }
   }
-  return { rows, valid: rows - rejected, rejected, fatal, sha256: sha.digest('hex'), size: st.size, mtimeMs: st.mtimeMs, duplicateHashes };
+  return { rows, valid: rows - rejected, rejected, fatal, sha256: sha.digest('hex'), size: st.size, mtimeMs: st.mtimeMs, duplicateHashes, ...(headerLike !== undefined ? { headerLike } : {}) };
 }

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, openSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { stringify } from 'csv-stringify/sync';
 import { PAGE_SIZES } from '../../contract/limits.js';
@@ -30,17 +30,29 @@ interface Sink {
   abort(): Promise<void>;
 }
 
+/** Write, waiting for the stream to drain when its buffer is full (a write error rejects the wait). */
 async function writeTo(stream: NodeJS.WritableStream, text: string): Promise<void> {
   if (!stream.write(text)) await once(stream, 'drain');
 }
 
+/** A temporary file beside `path`, renamed to it when complete; opened at once, so that a bad path fails before any request. */
 function fileSink(path: string): Sink {
   const tmp = `${path}.tmp-${process.pid}`;
-  const stream = createWriteStream(tmp, { mode: 0o644 });
+  let fd: number;
+  try {
+    fd = openSync(tmp, 'w', 0o644);
+  } catch (e) {
+    throw new UsageError(`cannot write --out ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const stream = createWriteStream(tmp, { fd });
+  let failure: Error | undefined;
+  stream.on('error', (e) => (failure ??= e)); // surfaced by the next write or the commit
   const closed = () => new Promise<void>((resolve, reject) => stream.end((e?: Error | null) => (e ? reject(e) : resolve())));
-  stream.on('error', () => {}); // surfaced by write/end
   return {
-    write: (text) => writeTo(stream, text),
+    write: async (text) => {
+      if (failure) throw failure;
+      await writeTo(stream, text);
+    },
     commit: async () => {
       await closed();
       await rename(tmp, path);
@@ -69,6 +81,8 @@ export async function exportScope(ctx: Context, flags: ExportFlags): Promise<voi
   const target = await resolveTarget(ctx, flags);
   const client = await ctx.client();
   const sink = flags.out ? fileSink(flags.out) : stdoutSink(ctx.io.stdout);
+  // Ctrl-C or SIGTERM: the partial --out file goes, the target is left as it was.
+  const unregister = ctx.onInterrupt(() => sink.abort());
   let count = 0;
   try {
     if (format === 'csv') await sink.write('entry,subEntry\n');
@@ -82,6 +96,8 @@ export async function exportScope(ctx: Context, flags: ExportFlags): Promise<voi
   } catch (e) {
     await sink.abort();
     throw e;
+  } finally {
+    unregister();
   }
   ctx.io.info(`Exported ${count} word memories of the ${target.label} scope${flags.out ? ` to ${flags.out}` : ''}.`);
 }

@@ -6,6 +6,7 @@ import { validRows, type CsvCheck, type CsvOptions } from './csv.js';
 import { assertUnchanged, openSource, validateSource, type CsvFlags } from './input.js';
 import { Journal, type JournalKey } from './journal.js';
 import { Pacer } from './pacer.js';
+import { rowProgress } from './progress.js';
 import { intFlag } from './rules.js';
 import { batchFailure, runBatches } from './send.js';
 import { endpointFor, resolveTarget, type ScopeFlags, type Target } from './target.js';
@@ -103,8 +104,17 @@ interface SendJob {
 async function sendAll(ctx: Context, { target, path, opts, check, journal, batchSize, rowsToSend, done, concurrency }: SendJob) {
   const client = await ctx.client();
   const ep = endpointFor(target, 'create');
-  const progress = ctx.io.progress({ total: rowsToSend, unit: 'rows', label: `Importing into ${target.label}` });
-  const unregister = ctx.onInterrupt(() => journal.close());
+  const progress = rowProgress(ctx.io, { total: rowsToSend, unit: 'rows', label: `Importing into ${target.label}` });
+  const unregister = ctx.onInterrupt(() => {
+    journal.close();
+    progress.done();
+    const confirmed = journal.confirmed.size;
+    ctx.io.info(
+      confirmed
+        ? `${confirmed} batches are confirmed. Run the same command again to resume: they are skipped (journal ${journal.path}).`
+        : 'No batch was confirmed yet; running the same command again starts from the beginning.',
+    );
+  });
   const started = Date.now();
   let created = 0;
   let present = 0;
@@ -143,7 +153,8 @@ export async function importCsv(ctx: Context, file: string, flags: ImportFlags):
     const creds = await ctx.credentials();
     const key: JournalKey = {
       sha256: check.sha256,
-      scope: target.scope,
+      // the kind of scope: `--scope workspace` with a bound key and `--workspace <its guid>` share a journal
+      scope: target.scope === 'workspaceMe' ? 'workspace' : target.scope,
       target: target.id,
       baseUrl: client.baseUrl,
       keyId: (creds.apiKey ?? '').split('.')[0],

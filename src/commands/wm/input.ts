@@ -1,4 +1,4 @@
-import { closeSync, createWriteStream, openSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,18 +52,37 @@ export async function openSource(ctx: Context, file: string): Promise<Source> {
   };
 }
 
-/** Rejected rows as CSV (`entry,subEntry,line,reason`: importable again once fixed). */
-function rejectsWriter(file: string) {
-  let fd: number;
+/**
+ * Rejected rows as CSV (`entry,subEntry,line,reason`: importable again once fixed), written to a temporary file
+ * beside `file` that takes its name only once complete: an interrupted check leaves no half-written file.
+ */
+function rejectsWriter(ctx: Context, file: string) {
+  const tmp = `${file}.tmp-${process.pid}`;
+  let fd: number | undefined;
   try {
-    fd = openSync(file, 'w', 0o644);
+    fd = openSync(tmp, 'w', 0o644);
   } catch (e) {
     throw new UsageError(`cannot write --rejects ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  const discard = () => {
+    if (fd !== undefined) closeSync(fd);
+    fd = undefined;
+    rmSync(tmp, { force: true });
+  };
+  const unregister = ctx.onInterrupt(discard);
   writeSync(fd, 'entry,subEntry,line,reason\n');
   return {
-    write: (r: CsvItem) => writeSync(fd, stringify([[r.entry, r.subEntry ?? '', r.line, r.reason ?? '']])),
-    close: () => closeSync(fd),
+    write: (r: CsvItem) => writeSync(fd!, stringify([[r.entry, r.subEntry ?? '', r.line, r.reason ?? '']])),
+    commit: () => {
+      unregister();
+      closeSync(fd!);
+      fd = undefined;
+      renameSync(tmp, file);
+    },
+    discard: () => {
+      unregister();
+      discard();
+    },
   };
 }
 
@@ -71,10 +90,10 @@ function rejectsWriter(file: string) {
  * Check every row; list each bad one on stderr as `FILE:LINE: reason` (and in --rejects). Without --skip-invalid
  * any bad row stops the command with exit 2 before anything is sent; a file that is not readable CSV always does.
  */
-export async function validateSource(ctx: Context, src: Source, flags: CsvFlags): Promise<CsvCheck> {
+export async function validateSource(ctx: Context, src: Source, flags: CsvFlags, onReject?: (item: CsvItem) => void): Promise<CsvCheck> {
   if (flags.columns !== undefined) parseColumns(flags.columns);
   if (flags.header && flags.columns === undefined) throw new UsageError('--header is only needed with --columns', 'Without --columns a header row (entry,subEntry) is recognised by itself.');
-  const rejects = flags.rejects ? rejectsWriter(flags.rejects) : undefined;
+  const rejects = flags.rejects ? rejectsWriter(ctx, flags.rejects) : undefined;
   const spinner = ctx.io.spinner(`Checking ${src.name}…`);
   let firstFatal: CsvItem | undefined;
   let check: CsvCheck;
@@ -83,17 +102,20 @@ export async function validateSource(ctx: Context, src: Source, flags: CsvFlags)
       spinner.stop();
       ctx.io.err(`${src.name}:${r.line}: ${r.reason}\n`);
       rejects?.write(r);
+      onReject?.(r);
       if (r.fatal) firstFatal ??= r;
     });
+    rejects?.commit();
+  } catch (e) {
+    rejects?.discard();
+    throw e;
   } finally {
     spinner.stop();
-    rejects?.close();
   }
+  if (check.headerLike !== undefined)
+    ctx.io.warn(`${src.name}:${check.headerLike}: looks like a header (its entry column says "entry") but is read as data under --columns; pass --header to skip it.`);
   if (firstFatal)
-    throw new CliError(`${src.name} is not readable CSV from line ${firstFatal.line} on; nothing was sent`, {
-      exitCode: EXIT.USAGE,
-      hint: 'Quote a field that contains a quote, comma or line break as a whole, and double the quotes inside it: "say ""hi""".',
-    });
+    throw new CliError(`${src.name} cannot be read reliably from line ${firstFatal.line} on; nothing was sent`, { exitCode: EXIT.USAGE, hint: firstFatal.hint });
   if (check.rejected > 0 && !flags.skipInvalid)
     throw new CliError(`${check.rejected} of ${check.rows} rows are invalid (listed above); nothing was sent`, {
       exitCode: EXIT.USAGE,

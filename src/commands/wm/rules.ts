@@ -6,6 +6,15 @@ export const SCOPE_CHOICES = ['user', 'workspace', 'org'] as const;
 
 /** The word-memory rules the service enforces (decisions.md §3.7), checked before anything is sent. */
 
+/** The first C0 control character or DEL in `value` (whitespace ones are reported as whitespace before). */
+function controlCharacter(value: string): number | undefined {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return c;
+  }
+  return undefined;
+}
+
 /** Why `value` cannot be a word-memory `entry`/`subEntry`, or undefined when it can. */
 export function textProblem(name: string, value: string): string | undefined {
   const { min, max } = LIMITS.wordMemoryText;
@@ -13,6 +22,10 @@ export function textProblem(name: string, value: string): string | undefined {
   // csv-parse decodes bytes that are not UTF-8 as U+FFFD.
   if (value.includes('\uFFFD')) return `${name} is not valid UTF-8`;
   if (/\s/.test(value)) return `${name} contains whitespace`;
+  // Not a rule of the service, but never part of a name: a NUL is what a UTF-16 file read as UTF-8 looks like.
+  const control = controlCharacter(value);
+  if (control !== undefined)
+    return `${name} contains the control character U+${control.toString(16).toUpperCase().padStart(4, '0')}${control === 0 ? ' (is the file UTF-16? save it as UTF-8)' : ''}`;
   if (value.length > max) return `${name} is ${value.length} characters long (at most ${max})`;
   return undefined;
 }

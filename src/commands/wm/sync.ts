@@ -8,6 +8,7 @@ import type { WordMemory } from './export.js';
 import { MAX_CONCURRENCY } from './import.js';
 import { assertUnchanged, openSource, validateSource, type CsvFlags } from './input.js';
 import { Pacer } from './pacer.js';
+import { rowProgress } from './progress.js';
 import { intFlag } from './rules.js';
 import { batchFailure, chunk, each, runBatches } from './send.js';
 import { endpointFor, resolveTarget, type ScopeFlags, type Target } from './target.js';
@@ -54,8 +55,17 @@ const RESULT_COLUMNS: Column[] = [
   { key: 'failed', header: 'Failed', kind: 'number' },
 ];
 
-/** The changes that make the scope match the file. */
-export async function planSync(ctx: Context, target: Target, rows: AsyncIterable<Array<{ entry: string; subEntry: string | null }>>, prune: boolean): Promise<{ changes: Change[]; unchanged: number }> {
+/**
+ * The changes that make the scope match the file. `keep`: entries that rejected rows name (left out with
+ * --skip-invalid); --prune does not delete them, since the file does name them.
+ */
+export async function planSync(
+  ctx: Context,
+  target: Target,
+  rows: AsyncIterable<Array<{ entry: string; subEntry: string | null }>>,
+  prune: boolean,
+  keep: ReadonlySet<string> = new Set(),
+): Promise<{ changes: Change[]; unchanged: number; kept: number }> {
   const client = await ctx.client();
   const current = new Map<string, WordMemory>();
   for await (const page of client.paginate<WordMemory>(endpointFor(target, 'list'), { params: target.params, signal: ctx.signal }, { pageSize: PAGE_SIZES.wordMemories.max }))
@@ -75,8 +85,14 @@ export async function planSync(ctx: Context, target: Target, rows: AsyncIterable
       else changes.push({ action: 'update', id: cur.id, entry: r.entry, subEntry: r.subEntry, was: cur.subEntry ?? null });
     }
   }
-  if (prune) for (const w of current.values()) if (!named.has(w.entry)) changes.push({ action: 'delete', id: w.id, entry: w.entry, subEntry: null, was: w.subEntry ?? null });
-  return { changes, unchanged };
+  let kept = 0;
+  if (prune)
+    for (const w of current.values()) {
+      if (named.has(w.entry)) continue;
+      if (keep.has(w.entry)) kept++;
+      else changes.push({ action: 'delete', id: w.id, entry: w.entry, subEntry: null, was: w.subEntry ?? null });
+    }
+  return { changes, unchanged, kept };
 }
 
 /** Send the changes: creates, then updates, then deletes, in batches of the bulk maximum. */
@@ -84,7 +100,7 @@ async function applyChanges(ctx: Context, target: Target, changes: Change[], con
   const client = await ctx.client();
   const pacer = new Pacer();
   const counts = { created: 0, updated: 0, deleted: 0 };
-  const progress = ctx.io.progress({ total: changes.length, unit: 'rows', label: `Syncing ${target.label}` });
+  const progress = rowProgress(ctx.io, { total: changes.length, unit: 'rows', label: `Syncing ${target.label}` });
   const of = (action: Change['action']) => chunk(changes.filter((c) => c.action === action), LIMITS.wordMemoryBulkMax);
   const entryOf = (c: Change) => (c.subEntry === null ? { entry: c.entry } : { entry: c.entry, subEntry: c.subEntry });
   type Answer = { content?: unknown[]; deleted?: number } | null;
@@ -126,36 +142,40 @@ export async function sync(ctx: Context, file: string, flags: SyncFlags): Promis
   const target = await resolveTarget(ctx, flags);
   const src = await openSource(ctx, file);
   try {
-    const check = await validateSource(ctx, src, flags);
+    const rejectedEntries = new Set<string>();
+    const check = await validateSource(ctx, src, flags, (r) => {
+      if (r.entry !== '') rejectedEntries.add(r.entry);
+    });
     await assertUnchanged(src, check);
-    const { changes, unchanged } = await planSync(ctx, target, validRows(src.path, flags, check.duplicateHashes), Boolean(flags.prune));
+    const prune = Boolean(flags.prune);
+    const { changes, unchanged, kept } = await planSync(ctx, target, validRows(src.path, flags, check.duplicateHashes), prune, rejectedEntries);
     const n = (a: Change['action']) => changes.filter((c) => c.action === a).length;
-    const totals = { create: n('create'), update: n('update'), delete: n('delete'), unchanged };
+    const plan = { target: target.label, create: n('create'), update: n('update'), delete: n('delete'), unchanged, ...(prune ? { keptForRejectedRows: kept } : {}) };
     const json = ctx.output.format === 'json' || ctx.output.format === 'ndjson';
-    if (json) await printObject(ctx, { target: target.label, ...totals, changes });
-    else if (changes.length) await printPlan(ctx, changes);
-    ctx.io.info(`Plan for the ${target.label} scope: ${totals.create} to create, ${totals.update} to update, ${totals.delete} to delete, ${unchanged} unchanged.`);
-    if (!changes.length) {
-      ctx.io.info('Nothing to change.');
-      return 0;
-    }
-    if (flags.dryRun) {
-      ctx.io.info('Dry run: nothing was changed.');
+    // JSON: one document at the end, the plan with what was applied (null when nothing was).
+    const report = (applied: Record<string, number> | null) => printObject(ctx, { ...plan, changes, applied });
+    if (!json && changes.length) await printPlan(ctx, changes);
+    ctx.io.info(`Plan for the ${target.label} scope: ${plan.create} to create, ${plan.update} to update, ${plan.delete} to delete, ${unchanged} unchanged.`);
+    if (kept) ctx.io.warn(`${kept} entries of the scope are not in the valid rows but are named by rejected rows: --prune leaves them.`);
+    if (!changes.length || flags.dryRun) {
+      if (json) await report(null);
+      ctx.io.info(changes.length ? 'Dry run: nothing was changed.' : 'Nothing to change.');
       return 0;
     }
     if (!flags.yes) {
       if (!ctx.io.canPrompt) throw new InputNeededError('a confirmation', '--yes');
-    const prompter = await ctx.prompter();
+      const prompter = await ctx.prompter();
       const ok = await prompter.confirm({ message: `Apply these ${changes.length} changes to the ${target.label} word memories?`, default: false, flag: '--yes' });
       if (!ok) {
+        if (json) await report(null);
         ctx.io.info('Cancelled: nothing was changed.');
         return EXIT.INTERRUPTED;
       }
     }
     const { counts, error } = await applyChanges(ctx, target, changes, concurrency);
     const failed = changes.length - counts.created - counts.updated - counts.deleted;
-    if (!json) await printObject(ctx, { target: target.label, ...counts, unchanged, failed }, RESULT_COLUMNS);
-    else ctx.io.info(`Applied: ${counts.created} created, ${counts.updated} updated, ${counts.deleted} deleted, ${failed} failed.`);
+    if (json) await report({ ...counts, failed });
+    else await printObject(ctx, { target: target.label, ...counts, unchanged, failed }, RESULT_COLUMNS);
     if (error !== undefined) throw batchFailure(error, `${failed} changes were not applied`, 'Run the same command again: sync compares again and sends only what still differs.');
     return 0;
   } finally {
