@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 /** Entry points (relative to the project root); those that do not exist (yet) are skipped. */
 const ENTRIES = ['src/cli.ts', 'src/sandbox/server-entry.ts'];
 
-/** commander parses every command line; undici and zod serve every command that calls the API. */
+/** commander parses every command line; undici serves every command that calls the API; zod, the sandbox and `--debug`. */
 const BUNDLED = ['commander', 'undici', 'zod'];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -33,6 +33,9 @@ const result = await build({
   target: 'node20.19',
   external: Object.keys(dependencies).filter((d) => !BUNDLED.includes(d)),
   sourcemap: 'linked',
+  // Less for Node to read and compile at each start; names are kept, so stack traces stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
   // A `require` for CommonJS interop inside the ESM chunks (aliased so it cannot clash with bundled imports).
   banner: { js: "import { createRequire as __notevoxCreateRequire } from 'node:module'; const require = __notevoxCreateRequire(import.meta.url);" },
   define: { __NOTEVOX_VERSION__: JSON.stringify(version) },

@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerCommands } from './commands/index.js';
-import { examples, setContextFactory, takeExitCode } from './commands/shared.js';
+import { examples, registerOnlyGroups, setContextFactory, takeExitCode } from './commands/shared.js';
 import { openConfig } from './config/store.js';
 import { createContext } from './context.js';
 import { EXIT, EXIT_CODE_DOCS } from './errors.js';
@@ -10,7 +10,11 @@ import { VERSION } from './version.js';
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 
 /** The whole command tree; registration only (no command work is imported here). */
-export function buildProgram(): Command {
+/**
+ * The whole command tree, or with `wanted` only the sub-commands of the groups it accepts (main(): the groups
+ * named on the command line; a command line names its group, so nothing it can reach is missing).
+ */
+export function buildProgram(wanted?: (group: string) => boolean): Command {
   const program = new Command('notevox')
     .description('Command-line tool for the Note and Voice File Service, with a local sandbox of the whole API')
     .version(`notevox ${VERSION}`, '-V, --version', 'print the version')
@@ -38,6 +42,7 @@ Examples:
 
 Docs: docs/ in the repository. Exit codes: notevox help exit-codes.`,
   );
+  if (wanted) registerOnlyGroups(program, wanted);
   registerCommands(program);
   const help = program
     .command('help [command...]')
@@ -151,7 +156,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }),
   );
 
-  const program = buildProgram();
+  const named = new Set(argv);
+  const program = buildProgram((group) => named.has(group));
   const override = (cmd: Command) => {
     cmd.exitOverride();
     cmd.configureOutput({

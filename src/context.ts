@@ -6,7 +6,8 @@ import { CliError, EXIT, UsageError } from './errors.js';
 import { VERSION } from './version.js';
 import type { IOStreams } from './io/iostreams.js';
 import type { Prompter } from './io/prompter.js';
-import { parseOutputFormat, type OutputOptions } from './io/render.js';
+import { parseOutputFormat } from './io/formats.js';
+import type { OutputOptions } from './io/render.js';
 
 export interface ContextDeps {
   io: IOStreams;

@@ -36,6 +36,23 @@ export function action<M extends Record<string, unknown>>(load: () => Promise<M>
   };
 }
 
+/**
+ * Start-up shortcut: a program may register the sub-commands of only some groups (main(): the groups named on
+ * the command line). A skipped group keeps its name and description, so the top-level help is the same; a test
+ * checks it. Completions and docs build the whole tree.
+ */
+const GROUP_FILTERS = new WeakMap<Command, (group: string) => boolean>();
+
+export function registerOnlyGroups(program: Command, wanted: (group: string) => boolean): void {
+  GROUP_FILTERS.set(program, wanted);
+}
+
+/** Whether this group's sub-commands are left out of its program: `if (skipped(group)) return;` right after creating it. */
+export function skipped(group: Command): boolean {
+  const wanted = group.parent ? GROUP_FILTERS.get(group.parent) : undefined;
+  return wanted ? !wanted(group.name()) : false;
+}
+
 const EXAMPLES = new WeakMap<Command, string[]>();
 
 /** Add an Examples section to a command's --help (also read by the generated docs). */

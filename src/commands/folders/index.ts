@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { action, examples } from '../shared.js';
+import { action, examples, skipped } from '../shared.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const SHARING_HELP = 'ALL_MEMBER_VIEWER, ALL_MEMBER_EDITOR, LIMITED or PRIVATE';
 
 export function registerFolders(program: Command): void {
   const folders = program.command('folders').description('list, create, change, move and delete folders');
+  if (skipped(folders)) return;
   const load = () => import('./run.js');
 
   examples(

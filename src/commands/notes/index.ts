@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { action, examples, listOptions } from '../shared.js';
+import { action, examples, listOptions, skipped } from '../shared.js';
 import { registerNotesMore } from './more.js';
 
 export function registerNotes(program: Command): Command {
   const notes = program.command('notes').description('read, rename, search and export notes');
+  if (skipped(notes)) return notes;
   const load = () => import('./run.js');
 
   examples(

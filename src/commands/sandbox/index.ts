@@ -1,9 +1,10 @@
 import { Option, type Command } from 'commander';
 import { RATE_LIMIT_SPEC } from '../../contract/limits.js';
-import { action, examples } from '../shared.js';
+import { action, examples, skipped } from '../shared.js';
 
 export function registerSandbox(program: Command): void {
   const sandbox = program.command('sandbox').description('a local emulator of the whole service, for trying things out and for tests');
+  if (skipped(sandbox)) return;
   const load = () => import('./run.js');
 
   examples(

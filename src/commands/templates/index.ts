@@ -1,8 +1,9 @@
 import { Option, type Command } from 'commander';
-import { action, examples } from '../shared.js';
+import { action, examples, skipped } from '../shared.js';
 
 export function registerTemplates(program: Command): void {
   const templates = program.command('templates').description('list and read the note document templates the key can use');
+  if (skipped(templates)) return;
   const load = () => import('./run.js');
 
   examples(

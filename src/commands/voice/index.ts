@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { LIMITS } from '../../contract/limits.js';
-import { action, examples } from '../shared.js';
+import { action, examples, skipped } from '../shared.js';
 
 const JOB = '3f2b8c1e-4d5a-4e6f-9a7b-8c9d0e1f2a3b';
 const uploadMb = LIMITS.uploadMaxBytes / 1e6;
@@ -38,6 +38,7 @@ function resultOptions(cmd: Command): Command {
 
 export function registerVoice(program: Command): void {
   const voice = program.command('voice').description('voice file jobs: upload a recording, get its transcript, translations and summary');
+  if (skipped(voice)) return;
   const load = () => import('./run.js');
   voice.hook('preAction', outputToFormat(program));
 

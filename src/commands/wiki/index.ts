@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { PAGE_SIZES } from '../../contract/limits.js';
-import { action, examples, listOptions } from '../shared.js';
+import { action, examples, listOptions, skipped } from '../shared.js';
 
 const PAGE = 'wp_harbor_freight';
 
@@ -9,6 +9,7 @@ export function registerWiki(program: Command): void {
   const load = () => import('./run.js');
   const { default: perPage, min, max } = PAGE_SIZES.wiki;
   const wiki = program.command('wiki').description("read a workspace's wiki: pages, their mentions in notes, search");
+  if (skipped(wiki)) return;
   const withWorkspace = (cmd: Command) => cmd.option('--workspace <ws>', "workspace guid or exact name (default: the key's bound workspace)");
   const limitNote = `--limit ${min}–${max}`;
 

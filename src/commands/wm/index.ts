@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { LIMITS } from '../../contract/limits.js';
-import { action, examples, listOptions } from '../shared.js';
+import { action, examples, listOptions, skipped } from '../shared.js';
 import { SCOPE_CHOICES } from './rules.js';
 
 /** --scope and --workspace, on every wm command. */
@@ -24,6 +24,7 @@ export function registerWordMemories(program: Command): void {
   const wm = program
     .command('wm')
     .description('word memories (terms that improve transcription) of the user, a workspace or the organization: list, change, import, export, sync');
+  if (skipped(wm)) return;
   const load = () => import('./run.js');
   const { min, max } = LIMITS.wordMemoryText;
   const bulk = LIMITS.wordMemoryBulkMax;
