@@ -5,7 +5,7 @@
 // bundled into the chunks that use them, which saves Node resolving, opening and compiling dozens of small
 // files at each start (see README, Performance).
 import { build } from 'esbuild';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** Entry points (relative to the project root); those that do not exist (yet) are skipped. */
@@ -42,6 +42,9 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
+
+// What each output file contains and imports, for the start-up test (test/e2e/core.test.ts) and for curiosity.
+writeFileSync(new URL('../dist/meta.json', import.meta.url), JSON.stringify(result.metafile));
 
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => !file.endsWith('.map'));
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;

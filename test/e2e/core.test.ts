@@ -493,22 +493,28 @@ describe('startup', () => {
   });
 
   it('the built entry loads only Node built-ins and commander up front; undici, zod, tables, spinners and prompts load when used', () => {
+    // esbuild's metafile (written by build.mjs) says what each output file bundles and imports.
+    const meta = JSON.parse(readFileSync(resolve(dirname(BIN), '..', 'dist', 'meta.json'), 'utf8')) as {
+      outputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }>; inputs: Record<string, unknown> }>;
+    };
     const external = new Set<string>();
     const seen = new Set<string>();
     const bundledHeavy = new Set<string>();
     const walk = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
-      const text = readFileSync(file, 'utf8');
-      // esbuild marks bundled dependency code with its path, e.g. `// node_modules/undici/lib/…`.
-      for (const m of text.matchAll(/^\/\/ .*node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) bundledHeavy.add(m[1]);
-      // Static imports only: `import … from "x"`, `import "x"`, `export … from "x"` (not `import("x")`).
-      for (const m of text.matchAll(/^\s*(?:import|export)\s+(?:[^'"();]*?\sfrom\s+)?["']([^"']+)["']/gm)) {
-        if (m[1].startsWith('.')) walk(resolve(dirname(file), m[1]));
-        else external.add(m[1].replace(/\/.*$/, ''));
+      const out = meta.outputs[file];
+      for (const input of Object.keys(out.inputs)) {
+        const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+        if (m) bundledHeavy.add(m[1]);
+      }
+      // Static imports only (`import-statement`), not `import()`.
+      for (const imp of out.imports.filter((i) => i.kind === 'import-statement')) {
+        if (imp.external) external.add(imp.path.replace(/^((?:@[^/]+\/)?[^/]+).*$/, '$1'));
+        else walk(imp.path);
       }
     };
-    walk(resolve(dirname(BIN), '..', 'dist', 'cli.js'));
+    walk('dist/cli.js');
     // commander is bundled into the entry (build.mjs); any other package would be a static import or bundled code.
     expect([...external].filter((e) => !e.startsWith('node:'))).toEqual([]);
     expect([...bundledHeavy]).toEqual(['commander']);
