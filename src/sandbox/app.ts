@@ -212,7 +212,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
         if (!note || !noteVisible(rt.db, principal, note)) throw notFound('note');
       }
       if (principal) authorize(ep, principal);
-      if (!handler) throw new ApiFailure(ERROR_CODES.NO_ROUTE, `${ep.method} ${ep.path} is not implemented by this sandbox version`);
+      if (!handler) throw new ApiFailure(ERROR_CODES.NO_ROUTE, `${ep.method} ${ep.path} has no handler in this sandbox version`);
       const rawQuery = c.req.query();
       checkPageSize(ep, rawQuery);
       const query = parseWith(ep.query, rawQuery, 'query');
