@@ -109,7 +109,11 @@ function emitValue(io: IOStreams, value: unknown, format: OutputFormat, columns:
 
 /** --query: fields first, then the expression over the whole JSON value; the result is rendered generically. */
 function emitQueried(io: IOStreams, value: unknown, opts: OutputOptions & { query: string }): void {
-  emitValue(io, runQuery(project(value, opts.fields), opts.query), resolveFormat(io, opts), [], undefined);
+  const result = runQuery(project(value, opts.fields), opts.query);
+  // A bare word over a list selects nothing: say how to pick a field, and that --query is not a text search.
+  if (result === null && Array.isArray(value) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.query.trim()))
+    io.warn(`--query "${opts.query}" selected nothing: the output is a list, so pick a field of each item with "[].${opts.query.trim()}". --query is a JMESPath filter of the output, not a text search.`);
+  emitValue(io, result, resolveFormat(io, opts), [], undefined);
 }
 
 /**

@@ -148,6 +148,17 @@ describe('--query', () => {
     expect(m.stdout()).toBe('[\n  "n1"\n]\n');
   });
 
+  it('warns when a bare word selects nothing from a list (a field needs [].name; --query is no text search)', () => {
+    const m = piped();
+    renderList(m.io, ROWS, COLUMNS, { format: 'json', query: 'harbor' });
+    expect(m.stdout()).toBe('null\n');
+    expect(m.stderr()).toContain('--query "harbor" selected nothing');
+    expect(m.stderr()).toContain('"[].harbor"');
+    const ok = piped();
+    renderList(ok.io, ROWS, COLUMNS, { format: 'json', query: '[].guid' });
+    expect(ok.stderr()).toBe('');
+  });
+
   it('renders an array of objects generically in table and tsv', () => {
     const q = '[].{id: guid, tpl: template.title}';
     const t = terminal();
