@@ -55,10 +55,22 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-/** `label  done/total  rate/s  ETA 12s  (retries N)`; parts that are not known yet are left out. */
-export function formatProgressLine(p: { label: string; unit: 'bytes' | 'rows'; done: number; total?: number; elapsedMs: number; retries: number }): string {
+/** `████████░░░░░░░░░░░░  42%` for `width` cells. */
+export function formatBar(done: number, total: number, width: number): string {
+  const fraction = total > 0 ? Math.min(1, Math.max(0, done / total)) : 1;
+  const full = Math.round(fraction * width);
+  return `${'█'.repeat(full)}${'░'.repeat(width - full)} ${String(Math.floor(fraction * 100)).padStart(3)}%`;
+}
+
+/**
+ * `label  [bar  42%]  done/total  rate/s  ETA 12s  (retries N)`; parts that are not known yet are left out, and
+ * the bar only when `barWidth` is given and the total is known.
+ */
+export function formatProgressLine(p: { label: string; unit: 'bytes' | 'rows'; done: number; total?: number; elapsedMs: number; retries: number; barWidth?: number }): string {
   const amount = (n: number) => (p.unit === 'bytes' ? formatBytes(n) : String(n));
-  const parts = [p.label, p.total !== undefined ? `${amount(p.done)}/${amount(p.total)}` : amount(p.done) + (p.unit === 'rows' ? ' rows' : '')];
+  const parts = [p.label];
+  if (p.barWidth && p.total !== undefined) parts.push(formatBar(p.done, p.total, p.barWidth));
+  parts.push(p.total !== undefined ? `${amount(p.done)}/${amount(p.total)}` : amount(p.done) + (p.unit === 'rows' ? ' rows' : ''));
   const rate = p.elapsedMs > 0 ? p.done / (p.elapsedMs / 1000) : 0;
   if (rate > 0) {
     parts.push(p.unit === 'bytes' ? `${formatBytes(Math.round(rate))}/s` : `${rate.toFixed(rate < 10 ? 1 : 0)} rows/s`);
@@ -101,21 +113,40 @@ export function createSpinner(sink: StatusSink, initialText: string): Spinner {
   };
 }
 
-export function createProgress(sink: StatusSink, opts: ProgressOptions, now: () => number = Date.now): Progress {
+/** Where stderr cannot redraw a line (CI logs, a pipe, TERM=dumb), a plain progress line at most this often. */
+export const LOG_EVERY_MS = 10_000;
+/** Cells of the bar on a terminal at least BAR_MIN_COLUMNS wide. */
+const BAR_WIDTH = 20;
+const BAR_MIN_COLUMNS = 80;
+
+/**
+ * A progress line on stderr. On a terminal it is redrawn in place (with a bar when the total is known); elsewhere a
+ * long run would say nothing for minutes, so a plain line with the same facts is printed at most every
+ * `logEveryMs`, as progress is made.
+ */
+export function createProgress(sink: StatusSink, opts: ProgressOptions, now: () => number = Date.now, logEveryMs = LOG_EVERY_MS): Progress {
   const start = now();
   let total = opts.total;
   let done = 0;
   let retries = 0;
   let lastDraw = 0;
+  let lastLog = start;
   let drawn = false;
   let finished = false;
+  const facts = (t: number) => ({ label: opts.label, unit: opts.unit, done, total, elapsedMs: t - start, retries });
   const draw = (force: boolean) => {
-    if (!sink.interactive || finished) return;
+    if (finished) return;
     const t = now();
+    if (!sink.interactive) {
+      if (force || t - lastLog < logEveryMs) return;
+      lastLog = t;
+      writeLine(sink, formatProgressLine(facts(t)));
+      return;
+    }
     if (!force && t - lastDraw < REDRAW_EVERY_MS) return;
     lastDraw = t;
     drawn = true;
-    const line = formatProgressLine({ label: opts.label, unit: opts.unit, done, total, elapsedMs: t - start, retries });
+    const line = formatProgressLine({ ...facts(t), barWidth: sink.columns >= BAR_MIN_COLUMNS ? BAR_WIDTH : undefined });
     sink.stderr.write(CLEAR_LINE + truncate(line, Math.max(10, sink.columns - 1)));
   };
   return {

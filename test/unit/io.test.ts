@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CliError, EXIT, InputNeededError } from '../../src/errors.js';
 import { applyColorToEnvironment, decideCanPrompt, decideColor } from '../../src/io/iostreams.js';
 import { createMemoryIO } from '../../src/io/memory.js';
-import { createProgress, formatBytes, formatProgressLine, type StatusSink } from '../../src/io/progress.js';
+import { createProgress, formatBar, formatBytes, formatProgressLine, type StatusSink } from '../../src/io/progress.js';
 import { createPrompter } from '../../src/io/prompter.js';
 
 const TTY = { stdoutTTY: true, stderrTTY: true };
@@ -249,10 +249,45 @@ describe('progress', () => {
     p.tick(5);
     p.addRetry();
     p.done('Exported 10 rows');
-    expect(written()).toContain('\r\u001b[2KExport  5/10  5.0 rows/s  ETA 1s');
+    expect(written()).toContain('\r\u001b[2KExport  ██████████░░░░░░░░░░  50%  5/10  5.0 rows/s  ETA 1s');
     expect(written()).toContain('(retries 1)');
     expect(written().endsWith('\r\u001b[2KExported 10 rows\n')).toBe(true);
     expect(written()).not.toContain('\n\r');
+  });
+
+  it('draws a bar when the total is known and the terminal is wide enough', () => {
+    expect(formatBar(5, 10, 10)).toBe('█████░░░░░  50%');
+    expect(formatBar(0, 0, 4)).toBe('████ 100%');
+    let t = 0;
+    const { s, written } = sink(true);
+    const p = createProgress(s, { unit: 'bytes', label: 'Uploading', total: 4 * 1024 * 1024 }, () => t);
+    t = 1000;
+    p.tick(1024 * 1024);
+    expect(written()).toContain('Uploading  █████░░░░░░░░░░░░░░░  25%  1.0 MB/4.0 MB  1.0 MB/s  ETA 3s');
+  });
+
+  it('where stderr cannot redraw (CI logs), prints a plain line at most every interval, as progress is made', () => {
+    const { s, written } = sink(false);
+    let now = 1_000_000;
+    const p = createProgress(s, { total: 10_000, unit: 'rows', label: 'Importing into user' }, () => now, 10_000);
+    now += 4_000;
+    p.tick(1000);
+    expect(written()).toBe(''); // not yet 10 s
+    now += 6_000;
+    p.addRetry();
+    p.tick(1000);
+    now += 5_000;
+    p.tick(1000);
+    expect(written()).toBe('Importing into user  2000/10000  200 rows/s  ETA 40s  (retries 1)\n');
+    now += 5_000;
+    p.tick(2000);
+    p.done();
+    now += 60_000;
+    p.tick(1000);
+    expect(written().split('\n').filter(Boolean)).toEqual([
+      'Importing into user  2000/10000  200 rows/s  ETA 40s  (retries 1)',
+      'Importing into user  5000/10000  250 rows/s  ETA 20s  (retries 1)',
+    ]);
   });
 
   it('prints only the summary when stderr is not interactive', () => {

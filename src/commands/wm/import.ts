@@ -6,7 +6,6 @@ import { validRows, type CsvCheck, type CsvOptions } from './csv.js';
 import { assertUnchanged, openSource, validateSource, type CsvFlags } from './input.js';
 import { Journal, type JournalKey } from './journal.js';
 import { Pacer } from './pacer.js';
-import { rowProgress } from './progress.js';
 import { intFlag } from './rules.js';
 import { batchFailure, runBatches } from './send.js';
 import { endpointFor, resolveTarget, type ScopeFlags, type Target } from './target.js';
@@ -104,7 +103,7 @@ interface SendJob {
 async function sendAll(ctx: Context, { target, path, opts, check, journal, batchSize, rowsToSend, done, concurrency }: SendJob) {
   const client = await ctx.client();
   const ep = endpointFor(target, 'create');
-  const progress = rowProgress(ctx.io, { total: rowsToSend, unit: 'rows', label: `Importing into ${target.label}` });
+  const progress = ctx.io.progress({ total: rowsToSend, unit: 'rows', label: `Importing into ${target.label}` });
   const unregister = ctx.onInterrupt(() => {
     journal.close();
     progress.done();

@@ -8,7 +8,6 @@ import type { WordMemory } from './export.js';
 import { MAX_CONCURRENCY } from './import.js';
 import { assertUnchanged, openSource, validateSource, type CsvFlags } from './input.js';
 import { Pacer } from './pacer.js';
-import { rowProgress } from './progress.js';
 import { intFlag } from './rules.js';
 import { batchFailure, chunk, each, runBatches } from './send.js';
 import { endpointFor, resolveTarget, type ScopeFlags, type Target } from './target.js';
@@ -100,7 +99,7 @@ async function applyChanges(ctx: Context, target: Target, changes: Change[], con
   const client = await ctx.client();
   const pacer = new Pacer();
   const counts = { created: 0, updated: 0, deleted: 0 };
-  const progress = rowProgress(ctx.io, { total: changes.length, unit: 'rows', label: `Syncing ${target.label}` });
+  const progress = ctx.io.progress({ total: changes.length, unit: 'rows', label: `Syncing ${target.label}` });
   const of = (action: Change['action']) => chunk(changes.filter((c) => c.action === action), LIMITS.wordMemoryBulkMax);
   const entryOf = (c: Change) => (c.subEntry === null ? { entry: c.entry } : { entry: c.entry, subEntry: c.subEntry });
   type Answer = { content?: unknown[]; deleted?: number } | null;
