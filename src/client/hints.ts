@@ -36,6 +36,19 @@ export function missingScope(c: Pick<HintContext, 'detail' | 'headers'>): string
   return SCOPE_NAMES.find((s) => detail.includes(s));
 }
 
+const KEY_TYPE_NAMES: Record<string, string> = { USER: 'an account (user) key', ORGANIZATION: 'an organization key', WORKSPACE: 'a workspace key' };
+
+/**
+ * 403002: the key type may not make this call. When the detail names the key types that may (the sandbox does),
+ * say which; otherwise the rule of decisions.md §2.3–2.4.
+ */
+function keyTypeHint(c: HintContext): string {
+  const listed = /key types that may call it: ([A-Z_, ]+)/.exec(c.detail ?? '')?.[1];
+  const names = (listed ?? '').split(/,\s*/).flatMap((t) => (KEY_TYPE_NAMES[t.trim()] ? [KEY_TYPE_NAMES[t.trim()]] : []));
+  if (names.length) return `This key type cannot make this call: use ${names.join(' or ')} (\`notevox auth login\`, or NOTEVOX_API_KEY).`;
+  return 'This key type cannot make this call: changes other than voice jobs need an account (user) key; organization management an organization admin\'s account key or an organization key.';
+}
+
 const BY_CODE: Record<number, Hint> = {
   [ERROR_CODES.AUTH_MISSING]: 'Run `notevox auth login` or set NOTEVOX_API_KEY.',
   [ERROR_CODES.AUTH_MALFORMED]: (c) => (onlyIdSent(c) ? ONLY_ID : LOGIN),
@@ -49,7 +62,7 @@ const BY_CODE: Record<number, Hint> = {
     const what = scope ? `the \`${scope}\` scope` : 'a scope this call needs';
     return `The key lacks ${what}: add it to the key in the dashboard (organization keys have fixed scopes: issue a new one with it).`;
   },
-  [ERROR_CODES.KEY_TYPE_FORBIDDEN]: 'This key type cannot do that: use a user (account) key.',
+  [ERROR_CODES.KEY_TYPE_FORBIDDEN]: keyTypeHint,
   [ERROR_CODES.PERMISSION_DENIED]: 'Your user lacks the permission for this: ask a workspace or organization admin.',
   [ERROR_CODES.WIKI_PLAN_REQUIRED]: 'The workspace has no wiki plan: an admin must buy the wiki plan.',
   [ERROR_CODES.WIKI_NOT_ACTIVATED]: 'The wiki is not activated: an admin must activate it for the workspace.',

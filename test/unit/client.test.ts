@@ -257,6 +257,15 @@ describe('errors', () => {
     expect(err.exitCode).toBe(explainError(err).exitCode);
   });
 
+  it('names the key types that may make the call in the 403002 hint when the detail lists them', async () => {
+    const { pool, client } = setup();
+    pool
+      .intercept({ path: NOTES, method: 'POST' })
+      .reply(403, envelope(403, ERROR_CODES.KEY_TYPE_FORBIDDEN, 'a workspace key may not call this', 'key types that may call it: USER, LEGACY_PERSONAL, ORGANIZATION'));
+    const err = await rejection(client.call(post(false)));
+    expect(err.hint).toBe('This key type cannot make this call: use an account (user) key or an organization key (`notevox auth login`, or NOTEVOX_API_KEY).');
+  });
+
   it('names the missing scope from WWW-Authenticate in the 403001 hint', async () => {
     const { pool, client } = setup();
     pool
