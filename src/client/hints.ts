@@ -36,7 +36,7 @@ export function missingScope(c: Pick<HintContext, 'detail' | 'headers'>): string
   return SCOPE_NAMES.find((s) => detail.includes(s));
 }
 
-const KEY_TYPE_NAMES: Record<string, string> = { USER: 'an account (user) key', ORGANIZATION: 'an organization key', WORKSPACE: 'a workspace key' };
+const KEY_TYPE_NAMES: Record<string, string> = { USER: 'a user (account) key', ORGANIZATION: 'an organization key', WORKSPACE: 'a workspace key' };
 
 /**
  * 403002: the key type may not make this call. When the detail names the key types that may (the sandbox does),
@@ -46,7 +46,7 @@ function keyTypeHint(c: HintContext): string {
   const listed = /key types that may call it: ([A-Z_, ]+)/.exec(c.detail ?? '')?.[1];
   const names = (listed ?? '').split(/,\s*/).flatMap((t) => (KEY_TYPE_NAMES[t.trim()] ? [KEY_TYPE_NAMES[t.trim()]] : []));
   if (names.length) return `This key type cannot make this call: use ${names.join(' or ')} (\`notevox auth login\`, or NOTEVOX_API_KEY).`;
-  return 'This key type cannot make this call: changes other than voice jobs need an account (user) key; organization management an organization admin\'s account key or an organization key.';
+  return 'This key type cannot make this call: changes other than voice jobs need a user (account) key; organization management an organization admin\'s user key or an organization key.';
 }
 
 const BY_CODE: Record<number, Hint> = {

@@ -263,7 +263,7 @@ describe('errors', () => {
       .intercept({ path: NOTES, method: 'POST' })
       .reply(403, envelope(403, ERROR_CODES.KEY_TYPE_FORBIDDEN, 'a workspace key may not call this', 'key types that may call it: USER, LEGACY_PERSONAL, ORGANIZATION'));
     const err = await rejection(client.call(post(false)));
-    expect(err.hint).toBe('This key type cannot make this call: use an account (user) key or an organization key (`notevox auth login`, or NOTEVOX_API_KEY).');
+    expect(err.hint).toBe('This key type cannot make this call: use a user (account) key or an organization key (`notevox auth login`, or NOTEVOX_API_KEY).');
   });
 
   it('names the missing scope from WWW-Authenticate in the 403001 hint', async () => {
