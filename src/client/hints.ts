@@ -68,6 +68,7 @@ const BY_CODE: Record<number, Hint> = {
   [ERROR_CODES.WIKI_NOT_ACTIVATED]: 'The wiki is not activated: an admin must activate it for the workspace.',
   [ERROR_CODES.UPLOAD_SIGNATURE]: `The upload URL is invalid or expired (it is valid for ${uploadTtlMinutes} minutes): create a new job and upload again.`,
   [ERROR_CODES.VOICE_PERMISSION]: 'The key lacks the voice-file permission: enable it for the key in the dashboard, or use another key.',
+  [ERROR_CODES.KEYWORD_USER_KEY_ONLY]: 'Only user (account) keys may filter note lists by keyword: with this key, use deep search (`notevox notes search KEYWORD`).',
   [ERROR_CODES.NO_ROUTE]: 'The service has no such path or method: check the path and method.',
 };
 

@@ -245,6 +245,7 @@ describe('errors', () => {
     [ERROR_CODES.VOICE_PERMISSION, /voice-file permission/],
     [ERROR_CODES.WIKI_PLAN_REQUIRED, /wiki plan/],
     [ERROR_CODES.WIKI_NOT_ACTIVATED, /activate/],
+    [ERROR_CODES.KEYWORD_USER_KEY_ONLY, /notevox notes search/],
     [ERROR_CODES.CONFLICT, /state/],
     [ERROR_CODES.TOO_LARGE, /too large/],
     [ERROR_CODES.UNPROCESSABLE, /impossible/],
