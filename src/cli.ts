@@ -5,13 +5,14 @@ import { openConfig } from './config/store.js';
 import { createContext } from './context.js';
 import { EXIT, EXIT_CODE_DOCS } from './errors.js';
 import { applyColorToEnvironment, createIOStreams, type IOStreams } from './io/iostreams.js';
+import { paint } from './io/text.js';
 import { VERSION } from './version.js';
+import type { ExplainedError } from './client/errors.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 
-/** The whole command tree; registration only (no command work is imported here). */
 /**
- * The whole command tree, or with `wanted` only the sub-commands of the groups it accepts (main(): the groups
+ * The whole command tree (registration only: no command work is imported here), or with `wanted` only the sub-commands of the groups it accepts (main(): the groups
  * named on the command line; a command line names its group, so nothing it can reach is missing).
  */
 export function buildProgram(wanted?: (group: string) => boolean): Command {
@@ -95,15 +96,20 @@ function wantsJsonErrors(argv: string[], settings: Record<string, string>): bool
   return o === 'json' || o === 'ndjson';
 }
 
+/** An error on stderr: `error:` and `hint:` lines (`error:` left out when commander printed it), or with -o json one object. */
+function printError(io: IOStreams, e: ExplainedError, json: boolean, messageShown = false): void {
+  if (json) {
+    io.err(JSON.stringify({ error: { exitCode: e.exitCode, errorType: e.errorType ?? null, code: e.code ?? null, message: e.message, hint: e.hint ?? null } }) + '\n');
+    return;
+  }
+  if (!messageShown) io.err(`${paint(io.color, 'red', 'error:')} ${e.message}\n`);
+  if (e.hint) io.err(`${paint(io.color, 'dim', 'hint:')} ${e.hint}\n`);
+}
+
 async function reportError(io: IOStreams, err: unknown, json: boolean, debug: boolean): Promise<number> {
   const { explainError } = await import('./client/errors.js');
   const e = explainError(err);
-  if (json) {
-    io.err(JSON.stringify({ error: { exitCode: e.exitCode, errorType: e.errorType ?? null, code: e.code ?? null, message: e.message, hint: e.hint ?? null } }) + '\n');
-  } else {
-    io.err(`${io.color ? '\u001b[31merror:\u001b[39m' : 'error:'} ${e.message}\n`);
-    if (e.hint) io.err(`${io.color ? '\u001b[2mhint:\u001b[22m' : 'hint:'} ${e.hint}\n`);
-  }
+  printError(io, e, json);
   if (debug && e.exitCode === EXIT.UNEXPECTED && err instanceof Error && err.stack) io.err(err.stack + '\n');
   return e.exitCode;
 }
@@ -176,13 +182,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.OK;
-      if (jsonErrors) {
-        const message = err.message.replace(/^error:\s*/, '').trim();
-        io.err(JSON.stringify({ error: { exitCode: EXIT.USAGE, errorType: null, code: null, message, hint: 'Run the command with --help for usage.' } }) + '\n');
-      } else {
-        if (err.code === 'notevox.unknownHelp') io.err(err.message + '\n');
-        io.err(`${io.color ? '\u001b[2mhint:\u001b[22m' : 'hint:'} Run the command with --help for usage.\n`);
-      }
+      const message = err.message.replace(/^error:\s*/, '').trim();
+      // commander has printed its own usage errors (not with -o json); our unknown help topic it has not.
+      printError(io, { exitCode: EXIT.USAGE, message, hint: 'Run the command with --help for usage.' }, jsonErrors, err.code !== 'notevox.unknownHelp');
       return EXIT.USAGE;
     }
     return reportError(io, err, jsonErrors, debug);

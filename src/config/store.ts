@@ -153,7 +153,6 @@ export function openConfig(env: NodeJS.ProcessEnv = process.env): ConfigStore {
     open().store = next;
     repair(true);
   };
-  const checkName = checkProfileName;
   const hasProfile = (c: StoredConfig, name: string) => Object.hasOwn(c.profiles, name);
 
   return {
@@ -170,7 +169,7 @@ export function openConfig(env: NodeJS.ProcessEnv = process.env): ConfigStore {
       return hasProfile(c, name) ? { ...c.profiles[name] } : undefined;
     },
     setProfile(name, data) {
-      checkName(name);
+      checkProfileName(name);
       update((c) => {
         c.profiles[name] = profileData(data);
       });
