@@ -86,7 +86,14 @@ const SUMMARY_COLUMNS: Column[] = [
   { key: 'rowsPerSecond', header: 'Rows/s', kind: 'number' },
 ];
 
-/** Send the batches not done yet, recording each confirmed one in the journal; progress on stderr. */
+/** What to run again after a run that stopped early, from the batches the journal holds. */
+function resumeHint(journal: Journal): string {
+  const confirmed = journal.confirmed.size;
+  return confirmed
+    ? `${confirmed} batches are confirmed. Run the same command again to resume: they are skipped (journal ${journal.path}).`
+    : 'Nothing was confirmed yet; run the same command again (once the cause is fixed) to start from the beginning.';
+}
+
 interface SendJob {
   target: Target;
   path: string;
@@ -100,6 +107,7 @@ interface SendJob {
   concurrency?: number;
 }
 
+/** Send the batches not done yet, recording each confirmed one in the journal; progress on stderr. */
 async function sendAll(ctx: Context, { target, path, opts, check, journal, batchSize, rowsToSend, done, concurrency }: SendJob) {
   const client = await ctx.client();
   const ep = endpointFor(target, 'create');
@@ -107,12 +115,7 @@ async function sendAll(ctx: Context, { target, path, opts, check, journal, batch
   const unregister = ctx.onInterrupt(() => {
     journal.close();
     progress.done();
-    const confirmed = journal.confirmed.size;
-    ctx.io.info(
-      confirmed
-        ? `${confirmed} batches are confirmed. Run the same command again to resume: they are skipped (journal ${journal.path}).`
-        : 'No batch was confirmed yet; running the same command again starts from the beginning.',
-    );
+    ctx.io.info(resumeHint(journal));
   });
   const started = Date.now();
   let created = 0;
@@ -207,11 +210,7 @@ export async function importCsv(ctx: Context, file: string, flags: ImportFlags):
     };
     await printObject(ctx, summary, SUMMARY_COLUMNS);
     if (sent.error !== undefined) {
-      const confirmed = journal.confirmed.size;
-      const resume = confirmed
-        ? `Run the same command again to resume: the ${confirmed} confirmed batches are skipped (journal ${journal.path}).`
-        : 'Nothing was confirmed; run the same command again once the cause is fixed.';
-      throw batchFailure(sent.error, `${failed} rows were not imported`, resume);
+      throw batchFailure(sent.error, `${failed} rows were not imported`, resumeHint(journal));
     }
     journal.remove();
     return 0;
