@@ -1,8 +1,9 @@
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { BindParams, Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import { UsageError } from '../errors.js';
+import { writeFileAtomic } from '../io/atomic-file.js';
 import { APPLICATION_ID, BOOLEAN_COLUMNS, JSON_COLUMNS, MIGRATIONS, SCHEMA_VERSION, type TableName } from './schema.sql.js';
 
 /**
@@ -314,23 +315,10 @@ class SqlJsDb implements Db {
   }
 }
 
-/** Write to a temporary file beside the target, sync it, then rename over the target. */
+/** The state file: synced to disk, then renamed over the old one (io/atomic-file). */
 async function writeAtomically(file: string, bytes: Uint8Array): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
   await mkdir(dirname(file), { recursive: true });
-  try {
-    const fh = await open(tmp, 'w', 0o600);
-    try {
-      await fh.writeFile(bytes);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, file);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
+  writeFileAtomic(file, bytes, { mode: 0o600, sync: true });
 }
 
 // ---- Row mapping: booleans and JSON back from their stored form ----

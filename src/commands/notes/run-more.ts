@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { ApiError } from '../../client/errors.js';
 import { endpoint } from '../../contract/endpoints.js';
 import { DOCUMENT_LOCALES, LIMITS } from '../../contract/limits.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
+import { writeFileAtomic } from '../../io/atomic-file.js';
 import type { Column } from '../../io/render.js';
 import { parseLimit, printList, printObject, printPaged } from '../list.js';
 import { resolveWorkspace } from '../resolve.js';
@@ -157,20 +157,12 @@ function textMode(ctx: Context): boolean {
   return (format === undefined || format === 'table') && !fields?.length && !query;
 }
 
-/** Write a file atomically: a temp file in the same directory, then a rename. Removed on Ctrl-C. */
-async function writeAtomic(ctx: Context, file: string, content: string): Promise<void> {
-  const target = resolve(file);
-  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const cleanup = () => rm(tmp, { force: true });
-  const unregister = ctx.onInterrupt(cleanup);
+/** Write an --out file atomically (io/atomic-file); a failure is a usage error naming the file. */
+function writeOut(file: string, content: string): void {
   try {
-    await writeFile(tmp, content, { flag: 'wx' });
-    await rename(tmp, target);
+    writeFileAtomic(file, content);
   } catch (e) {
-    await cleanup();
     throw new UsageError(`cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'Check the path and its permissions.');
-  } finally {
-    unregister();
   }
 }
 
@@ -178,7 +170,7 @@ async function writeAtomic(ctx: Context, file: string, content: string): Promise
 async function emitText(ctx: Context, text: string, out: string | undefined, what: string): Promise<void> {
   const body = text.endsWith('\n') ? text : text + '\n';
   if (out === undefined) return ctx.io.out(body);
-  await writeAtomic(ctx, out, body);
+  writeOut(out, body);
   ctx.io.info(`Wrote ${what} to ${out} (${Buffer.byteLength(body)} bytes).`);
 }
 

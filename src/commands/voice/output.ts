@@ -1,9 +1,10 @@
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { endpoint } from '../../contract/endpoints.js';
 import type { transcript as transcriptSchema } from '../../contract/schemas.js';
 import type { ApiClient } from '../../client/client.js';
+import { writeFileAtomic } from '../../io/atomic-file.js';
 import { renderObject } from '../../io/render.js';
 import type { Context } from '../types.js';
 import type { VoiceJob } from './job.js';
@@ -83,18 +84,6 @@ export function printResults(ctx: Context, r: Results, mode: OutputMode): void {
   if (r.summary) ctx.io.out('\n' + withNewline(r.summary.summary.content));
 }
 
-/** Write `text` to `path` through a temporary file and a rename: readers never see half a file. */
-export async function writeAtomically(path: string, text: string): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  try {
-    await writeFile(tmp, text);
-    await rename(tmp, path);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
-}
-
 /** The file that is written last: when it exists, the directory holds complete results. */
 export const COMPLETE_MARKER = 'transcript.json';
 
@@ -111,6 +100,6 @@ export async function writeResults(dir: string, r: Results): Promise<string[]> {
     ['transcript.srt', toSrt(r.transcript)],
     [COMPLETE_MARKER, JSON.stringify(r.transcript, null, 2) + '\n'],
   ];
-  for (const [name, text] of files) await writeAtomically(join(dir, name), text);
+  for (const [name, text] of files) writeFileAtomic(join(dir, name), text);
   return files.map(([name]) => name);
 }

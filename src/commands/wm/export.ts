@@ -1,9 +1,9 @@
 import { once } from 'node:events';
-import { createWriteStream, openSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
+import { openAtomicFile, type AtomicFile } from '../../io/atomic-file.js';
 import type { Context } from '../types.js';
 import { endpointFor, resolveTarget, type ScopeFlags } from './target.js';
 
@@ -37,29 +37,29 @@ async function writeTo(stream: NodeJS.WritableStream, text: string): Promise<voi
 
 /** A temporary file beside `path`, renamed to it when complete; opened at once, so that a bad path fails before any request. */
 function fileSink(path: string): Sink {
-  const tmp = `${path}.tmp-${process.pid}`;
-  let fd: number;
+  let file: AtomicFile;
   try {
-    fd = openSync(tmp, 'w', 0o644);
+    file = openAtomicFile(path);
   } catch (e) {
     throw new UsageError(`cannot write --out ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  const stream = createWriteStream(tmp, { fd });
+  const stream = createWriteStream(file.tmpPath, { fd: file.fd, autoClose: false });
   let failure: Error | undefined;
   stream.on('error', (e) => (failure ??= e)); // surfaced by the next write or the commit
-  const closed = () => new Promise<void>((resolve, reject) => stream.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  const finished = () => new Promise<void>((resolve, reject) => stream.end((e?: Error | null) => (e ? reject(e) : resolve())));
   return {
     write: async (text) => {
       if (failure) throw failure;
       await writeTo(stream, text);
     },
     commit: async () => {
-      await closed();
-      await rename(tmp, path);
+      await finished();
+      if (failure) throw failure;
+      file.commit();
     },
     abort: async () => {
       stream.destroy();
-      await rm(tmp, { force: true });
+      file.discard();
     },
   };
 }

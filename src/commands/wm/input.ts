@@ -1,10 +1,11 @@
-import { closeSync, createWriteStream, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createWriteStream, writeSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify/sync';
 import { CliError, EXIT, UsageError } from '../../errors.js';
+import { openAtomicFile, type AtomicFile } from '../../io/atomic-file.js';
 import type { Context } from '../types.js';
 import { checkCsv, parseColumns, type CsvCheck, type CsvItem, type CsvOptions } from './csv.js';
 
@@ -57,31 +58,23 @@ export async function openSource(ctx: Context, file: string): Promise<Source> {
  * beside `file` that takes its name only once complete: an interrupted check leaves no half-written file.
  */
 function rejectsWriter(ctx: Context, file: string) {
-  const tmp = `${file}.tmp-${process.pid}`;
-  let fd: number | undefined;
+  let out: AtomicFile;
   try {
-    fd = openSync(tmp, 'w', 0o644);
+    out = openAtomicFile(file);
   } catch (e) {
     throw new UsageError(`cannot write --rejects ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  const discard = () => {
-    if (fd !== undefined) closeSync(fd);
-    fd = undefined;
-    rmSync(tmp, { force: true });
-  };
-  const unregister = ctx.onInterrupt(discard);
-  writeSync(fd, 'entry,subEntry,line,reason\n');
+  const unregister = ctx.onInterrupt(() => out.discard());
+  writeSync(out.fd, 'entry,subEntry,line,reason\n');
   return {
-    write: (r: CsvItem) => writeSync(fd!, stringify([[r.entry, r.subEntry ?? '', r.line, r.reason ?? '']])),
+    write: (r: CsvItem) => writeSync(out.fd, stringify([[r.entry, r.subEntry ?? '', r.line, r.reason ?? '']])),
     commit: () => {
       unregister();
-      closeSync(fd!);
-      fd = undefined;
-      renameSync(tmp, file);
+      out.commit();
     },
     discard: () => {
       unregister();
-      discard();
+      out.discard();
     },
   };
 }
