@@ -51,6 +51,22 @@ function parseErrorBody(status: number, rawBody: string): ParsedBody {
   return { errorType, code, apiMessage: msg, detail: null };
 }
 
+/**
+ * Run `run`; when it fails with an ApiError for which `better` knows a more specific hint (a command knows which
+ * workspace, or which keys would do), rethrow it with that hint and everything else (message, exit code, type,
+ * code) as it was.
+ */
+export async function withBetterHint<T>(run: () => Promise<T>, better: (e: ApiError) => string | undefined): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    const hint = e instanceof ApiError ? better(e) : undefined;
+    if (hint === undefined) throw e;
+    const err = e as ApiError;
+    throw new CliError(err.message, { exitCode: err.exitCode, errorType: err.errorType, code: err.code, hint, cause: err });
+  }
+}
+
 /** The service answered with a non-success status. */
 export class ApiError extends CliError {
   readonly status: number;

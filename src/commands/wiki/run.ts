@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ApiError } from '../../client/errors.js';
+import { withBetterHint } from '../../client/errors.js';
 import { endpoint } from '../../contract/endpoints.js';
 import { ERROR_CODES } from '../../contract/errors.js';
-import { CliError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
 import { parseLimit, printList, printObject, printPaged } from '../list.js';
 import { reachableWorkspaces, resolveWorkspace } from '../resolve.js';
@@ -75,16 +75,7 @@ export function wikiGateHint(code: unknown, label: string): string | undefined {
 }
 
 /** Run a wiki request; the gate errors say which workspace and what an admin must enable. */
-async function gated<T>(target: WikiTarget, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    const hint = e instanceof ApiError ? wikiGateHint(e.code, target.label) : undefined;
-    if (!hint) throw e;
-    const err = e as ApiError;
-    throw new CliError(err.message, { exitCode: err.exitCode, errorType: err.errorType, code: err.code, hint, cause: err });
-  }
-}
+const gated = <T>(target: WikiTarget, run: () => Promise<T>): Promise<T> => withBetterHint(run, (e) => wikiGateHint(e.code, target.label));
 
 const instant = z.iso.datetime({ offset: true });
 const date = z.iso.date();

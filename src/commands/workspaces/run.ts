@@ -1,4 +1,4 @@
-import { ApiError } from '../../client/errors.js';
+import { ApiError, withBetterHint } from '../../client/errors.js';
 import { endpoint } from '../../contract/endpoints.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';
@@ -69,14 +69,12 @@ const WHO_MAY =
   "Managing workspaces needs an organization admin's account key, or an organization key (with workspace:read to read, workspace:write to change).";
 
 /** Run an organization-management request; a wrong key type (403002) or a non-admin user (403003) says which key would do. */
-async function managing<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (!(e instanceof ApiError && (e.code === ERROR_CODES.KEY_TYPE_FORBIDDEN || e.code === ERROR_CODES.PERMISSION_DENIED))) throw e;
-    const why = e.code === ERROR_CODES.PERMISSION_DENIED ? 'This account is not an organization admin. ' : 'This key type cannot manage workspaces. ';
-    throw new CliError(e.message, { exitCode: e.exitCode, errorType: e.errorType, code: e.code, hint: why + WHO_MAY, cause: e });
-  }
+function managing<T>(run: () => Promise<T>): Promise<T> {
+  return withBetterHint(run, (e) => {
+    if (e.code === ERROR_CODES.PERMISSION_DENIED) return 'This account is not an organization admin. ' + WHO_MAY;
+    if (e.code === ERROR_CODES.KEY_TYPE_FORBIDDEN) return 'This key type cannot manage workspaces. ' + WHO_MAY;
+    return undefined;
+  });
 }
 
 /** A workspace guid or exact name, looked up in the organization's list. */
