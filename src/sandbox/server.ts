@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { RATE_LIMIT_SPEC } from '../contract/limits.js';
+import { parseIsoInstant } from '../dates.js';
 import { createApp } from './app.js';
 import { openDatabase, type Db } from './db.js';
 import { demoSeed } from './demo-seed.js';
@@ -47,10 +48,8 @@ export class SandboxConfigError extends Error {}
 
 export function makeClock(nowIso?: string): Clock {
   if (!nowIso) return { now: () => new Date() };
-  // An ISO 8601 date, or date and time with a zone: no local-time guessing, no free-form dates.
-  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/i.test(nowIso.trim());
-  const start = iso ? Date.parse(nowIso.trim()) : NaN;
-  if (Number.isNaN(start)) throw new SandboxConfigError(`--now "${nowIso}" is not an ISO 8601 instant, e.g. 2026-11-01T09:00:00Z`);
+  const start = parseIsoInstant(nowIso)?.getTime();
+  if (start === undefined) throw new SandboxConfigError(`--now "${nowIso}" is not an ISO 8601 instant, e.g. 2026-11-01T09:00:00Z`);
   const t0 = Date.now();
   return { now: () => new Date(start + (Date.now() - t0)) };
 }

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { ApiError } from '../../client/errors.js';
 import { endpoint } from '../../contract/endpoints.js';
 import { DOCUMENT_LOCALES, LIMITS } from '../../contract/limits.js';
+import { parseIsoInstant } from '../../dates.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import type { Column } from '../../io/render.js';
@@ -123,17 +124,11 @@ function checkSize(value: string): number {
   return Number(value);
 }
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
-
 /** An ISO date (a whole UTC day: its start for --from, its end for --to) or an ISO instant with a zone. */
 function checkDate(value: string, flag: '--from' | '--to'): string {
-  const iso = DATE_ONLY.test(value) ? `${value}T${flag === '--from' ? '00:00:00.000' : '23:59:59.999'}Z` : value;
-  const t = Date.parse(iso);
-  const real = !Number.isNaN(t) && (!DATE_ONLY.test(value) || new Date(t).toISOString().startsWith(value)); // no 2026-02-30
-  if ((!DATE_ONLY.test(value) && !INSTANT.test(value)) || !real)
-    throw new UsageError(`${flag} "${value}" is not an ISO 8601 date or instant`, 'Pass e.g. 2026-10-01 or 2026-10-01T09:00:00Z.');
-  return new Date(iso).toISOString();
+  const at = parseIsoInstant(value, flag === '--from' ? 'start' : 'end');
+  if (!at) throw new UsageError(`${flag} "${value}" is not an ISO 8601 date or instant`, 'Pass e.g. 2026-10-01 or 2026-10-01T09:00:00Z.');
+  return at.toISOString();
 }
 
 function checkFolderId(value: string): string {

@@ -1,7 +1,7 @@
-import { z } from 'zod';
 import { withBetterHint } from '../../client/errors.js';
 import { endpoint } from '../../contract/endpoints.js';
 import { ERROR_CODES } from '../../contract/errors.js';
+import { parseIsoInstant } from '../../dates.js';
 import { UsageError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
 import { parseLimit, printList, printObject, printPaged } from '../list.js';
@@ -77,14 +77,11 @@ export function wikiGateHint(code: unknown, label: string): string | undefined {
 /** Run a wiki request; the gate errors say which workspace and what an admin must enable. */
 const gated = <T>(target: WikiTarget, run: () => Promise<T>): Promise<T> => withBetterHint(run, (e) => wikiGateHint(e.code, target.label));
 
-const instant = z.iso.datetime({ offset: true });
-const date = z.iso.date();
-
 /** An ISO 8601 instant with Z or an offset, or a date (midnight UTC). */
 export function parseSince(value: string): string {
-  if (instant.safeParse(value).success) return value;
-  if (date.safeParse(value).success) return `${value}T00:00:00Z`;
-  throw new UsageError(`--since "${value}" is not an ISO 8601 date or timestamp`, 'Use e.g. 2026-10-30 (midnight UTC) or 2026-10-30T09:00:00Z (with Z or an offset such as +02:00).');
+  const at = parseIsoInstant(value);
+  if (!at) throw new UsageError(`--since "${value}" is not an ISO 8601 date or timestamp`, 'Use e.g. 2026-10-30 (midnight UTC) or 2026-10-30T09:00:00Z (with Z or an offset such as +02:00).');
+  return at.toISOString();
 }
 
 function nonBlank(value: string, what: string): string {
