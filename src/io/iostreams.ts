@@ -15,6 +15,8 @@ export interface IOStreams {
   canPrompt: boolean;
   columns: number;
   env: NodeJS.ProcessEnv;
+  /** All of standard input as UTF-8 text (`--with-key`, `--input -`, `@-`). */
+  readStdin(): Promise<string>;
   /** Write to stdout as is. */
   out(text: string): void;
   /** Write to stderr as is. */
@@ -131,6 +133,11 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
     canPrompt: decideCanPrompt({ env, noInput: opts.noInput, stdinTTY: isStdinTTY, stdoutTTY: isStdoutTTY }),
     columns,
     env,
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
+      return Buffer.concat(chunks).toString('utf8');
+    },
     out: (text) => void stdout.write(text),
     err,
     info: (line) => err(line + '\n'),

@@ -24,14 +24,8 @@ function splitPair(s: string, sep: string, flag: string): [string, string] {
   return [s.slice(0, i), s.slice(i + 1)];
 }
 
-async function readStdin(ctx: Context): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of ctx.io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 async function readNamedFile(ctx: Context, file: string, flag: string): Promise<string> {
-  if (file === '-') return readStdin(ctx);
+  if (file === '-') return ctx.io.readStdin();
   try {
     return await readFile(file, 'utf8');
   } catch (e) {

@@ -20,12 +20,6 @@ interface AuthMe {
   expiresAt: string | null;
 }
 
-async function readStdin(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 async function whoAmI(ctx: Context, baseUrl: string, apiKey: string): Promise<AuthMe> {
   const client = await ctx.clientFor({ baseUrl, apiKey });
   return (await client.call<AuthMe>(endpoint('auth.me'))).data;
@@ -62,7 +56,7 @@ export async function login(ctx: Context, flags: { withKey?: boolean }): Promise
   let raw: string;
   if (flags.withKey) {
     if (ctx.io.isStdinTTY) ctx.io.info('Reading the key from standard input (end with Ctrl-D)…');
-    raw = await readStdin(ctx.io.stdin);
+    raw = await ctx.io.readStdin();
   } else {
     if (!ctx.io.canPrompt) throw new InputNeededError('an API key', '--with-key and the key on standard input');
     const prompter = await ctx.prompter();
