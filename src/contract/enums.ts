@@ -8,3 +8,4 @@ export const JOB_STATUSES = ['CREATED', 'UPLOADED', 'PROCESSING', 'COMPLETED', '
 export const TEMPLATE_OWNER_TYPES = ['MANAGED', 'USER', 'WORKSPACE', 'ORGANIZATION'] as const;
 export const SUMMARY_FORMATS = ['text/markdown', 'text/plain'] as const;
 export const DOCUMENT_FORMATS = ['json', 'markdown', 'html'] as const;
+export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];

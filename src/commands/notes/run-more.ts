@@ -1,3 +1,4 @@
+import type { DocumentFormat } from '../../contract/enums.js';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ApiError } from '../../client/errors.js';
@@ -267,7 +268,6 @@ export async function documentsList(ctx: Context, guid: string): Promise<void> {
 /** The document's text: its sections' contents, in order. */
 const documentText = (d: NoteDocument, format: string) => d.sections.map((s) => s.content.content).join(format === 'html' ? '\n' : '\n\n');
 
-type DocumentFormat = 'json' | 'markdown' | 'html';
 
 /** What `documents get --out` and `documents generate --out` write: the section texts, or the JSON for json. */
 const documentFile = (d: NoteDocument, format: DocumentFormat) => (format === 'json' ? JSON.stringify(d, null, 2) : documentText(d, format));

@@ -1,3 +1,4 @@
+import type { DocumentFormat } from '../../contract/enums.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { LIMITS, PAGE_SIZES } from '../../contract/limits.js';
 import { folderVisible, getFolder, isUserKey, noteEditable, reachesWorkspace, type NoteRow } from '../access.js';
@@ -87,7 +88,6 @@ function documentListJson(d: DocumentRow) {
   return { id: d.id, noteGuid: d.note_guid, template: { id: d.template_id, title: d.template_title }, locale: d.locale, createdAt: d.created_at, updatedAt: d.updated_at };
 }
 
-type DocumentFormat = 'json' | 'markdown' | 'html';
 
 /** A section in the asked format: json keeps the stored type; markdown and html convert (decisions.md §5.4). */
 function sectionAs(s: Section, format: DocumentFormat) {
