@@ -22,6 +22,8 @@ export const LIMITS = {
   localePattern: /^[a-z]{2}_[A-Z]{2}$/,
   noteGuidPattern: /^[A-Za-z0-9]{13}$/,
   workspaceGuidPattern: /^[A-Za-z0-9]{16}$/,
+  /** Folder ids are numeric strings (decisions.md §1.7). */
+  folderIdPattern: /^[0-9]+$/,
   uuidPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
 } as const;
 

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { ERROR_CODES } from '../contract/errors.js';
 import { ENDPOINTS_WITH_SCHEMAS as ENDPOINTS } from '../contract/endpoint-schemas.js';
 import { LIMITS } from '../contract/limits.js';
+import { openApiText } from '../contract/openapi.js';
 import { scopeAllows } from '../contract/scopes.js';
 import type { Endpoint } from '../contract/types.js';
 import { getNote, noteVisible } from './access.js';
@@ -165,7 +166,11 @@ export function createApp(opts: AppOptions): Hono<Env> {
     } catch {}
   });
 
-  // Fault injection applies to every request, the upload URL included.
+  // The contract as an OpenAPI 3.1 document (docs/openapi.json): outside the API, so no key, no rate limit and no
+  // injected faults; built on the first request.
+  app.get('/openapi.json', () => new Response(openApiText(), { headers: { 'content-type': 'application/json; charset=utf-8' } }));
+
+  // Fault injection applies to every request of the API, the upload URL included.
   app.use('*', async (c, next) => {
     if (!opts.faults?.active) return next();
     const d = opts.faults.decide(new URL(c.req.url).pathname);
