@@ -7,6 +7,7 @@ __notevox_subcommands() {
   __notevox_r=
   case "$1" in
     '') __notevox_r='api auth completion config folders help notes org profile sandbox scopes templates voice wiki wm workspaces' ;;
+    'api ') __notevox_r='spec' ;;
     'auth ') __notevox_r='help login logout status switch' ;;
     'config ') __notevox_r='get help list set unset' ;;
     'folders ') __notevox_r='create delete get help list move update' ;;
@@ -30,6 +31,7 @@ __notevox_options() {
   __notevox_r=
   case "$1" in
     'api ') __notevox_r='-F --field -H --header -i --include --input --paginate -f --raw-field' ;;
+    'api spec ') __notevox_r='-F --field -H --header -i --include --input --paginate -f --raw-field' ;;
     'auth login ') __notevox_r='--with-key' ;;
     'folders create ') __notevox_r='--color --description --member --parent --sharing --workspace' ;;
     'folders delete ') __notevox_r='-y --yes' ;;
@@ -80,6 +82,10 @@ __notevox_value() {
     'notes documents get '*'|--out') ;;
     'notes summaries get '*'|--format') __notevox_r='markdown plain text/markdown text/plain' ;;
     'notes summaries get '*'|--out') ;;
+    'api spec '*'|-F'|'api spec '*'|--field') ;;
+    'api spec '*'|-H'|'api spec '*'|--header') ;;
+    'api spec '*'|--input') ;;
+    'api spec '*'|-f'|'api spec '*'|--raw-field') ;;
     'folders create '*'|--color') ;;
     'folders create '*'|--description') ;;
     'folders create '*'|--member') ;;

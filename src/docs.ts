@@ -14,6 +14,11 @@ function walk(cmd: Command, path: string[], out: Array<{ path: string[]; cmd: Co
   }
 }
 
+/** Whether a command does something itself (a leaf, or a group with its own action such as `api`), so has a usage to show. */
+function runs(cmd: Command): boolean {
+  return cmd.commands.length === 0 || Boolean((cmd as unknown as { _actionHandler?: unknown })._actionHandler);
+}
+
 function plainHelp(cmd: Command): string {
   const help = cmd.createHelp() as Help;
   help.helpWidth = 100;
@@ -38,9 +43,8 @@ export function renderCommandsDoc(program: Command): string {
     '',
   ];
   for (const { path, cmd } of all) {
-    const leaf = cmd.commands.length === 0;
     lines.push(`## ${path.join(' ')}`, '', cmd.description(), '');
-    if (leaf) {
+    if (runs(cmd)) {
       const ex = examplesOf(cmd);
       lines.push('```', plainHelp(cmd) + (ex.length ? '\n\n' + formatExamples(ex) : ''), '```', '');
     }

@@ -1,10 +1,24 @@
 import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
 import { action, examples } from '../shared.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
+/** commander accepts `api`'s request options after `spec` too; `api spec` refuses them rather than ignore them. */
+function refuseRequestOptions(o: { rawField: string[]; field: string[]; header: string[]; input?: string; include?: boolean; paginate?: boolean }): void {
+  const given = [
+    o.rawField.length && '-f',
+    o.field.length && '-F',
+    o.header.length && '-H',
+    o.input !== undefined && '--input',
+    o.include && '-i',
+    o.paginate && '--paginate',
+  ].filter((f): f is string => typeof f === 'string');
+  if (given.length) throw new UsageError(`${given.join(', ')}: api spec makes no request`, 'Drop the option, or call a path: notevox api PATH.');
+}
+
 export function registerApi(program: Command): void {
-  examples(
+  const api = examples(
     program
       .command('api')
       .description('make an authenticated request to any API path and print the response (like gh api)')
@@ -16,6 +30,7 @@ export function registerApi(program: Command): void {
       .option('-H, --header <key:value>', 'add a request header', collect, [])
       .option('-i, --include', 'print the status line and response headers to stderr (also for an error answer)')
       .option('--paginate', 'follow nextCursor and stream every item of content')
+      .helpCommand(false)
       .action(action(() => import('./run.js'), 'api')),
     [
       'notevox api auth/me',
@@ -25,6 +40,15 @@ export function registerApi(program: Command): void {
       'notevox api POST users/me/word-memories -f "entries[][entry]=Acme" -f "entries[][entry]=Globex"',
       'notevox api DELETE users/me/word-memories -F "ids[]=12" -F "ids[]=13"',
       'notevox api POST users/me/word-memories --input entries.json',
+      'notevox api spec > openapi.json',
     ],
+  );
+  examples(
+    api
+      .command('spec')
+      .description('print the OpenAPI 3.1 document of the API this build knows (docs/openapi.json), made locally: no key, no request')
+      .hook('preAction', () => refuseRequestOptions(api.opts()))
+      .action(action(() => import('./spec.js'), 'apiSpec')),
+    ['notevox api spec > openapi.json', "notevox api spec --query 'keys(paths)'", "notevox api spec --query 'components.schemas.Note'"],
   );
 }
