@@ -61,13 +61,16 @@ export function renderEndpointsDoc(): string {
     'Every endpoint the CLI and the sandbox know, with the scope it needs and the key types that may call it.',
     'The same contract as an OpenAPI 3.1 document, with every parameter and request and response schema, is',
     '[openapi.json](openapi.json): `notevox api spec` prints it, and a sandbox serves it at `GET /openapi.json`.',
+    'A row marked "alias of" is an older path of another endpoint: the sandbox serves both with the same',
+    'answer; call the other one (decisions.md §2.2: `workspaces…` rather than `auth/workspaces…`).',
     '',
     '| id | method | path | scope | key types | paged by |',
     '|---|---|---|---|---|---|',
   ];
   for (const e of ENDPOINTS) {
     const page = e.page ? `\`${e.page.param}\` ${e.page.min}–${e.page.max} (default ${e.page.default})` : '';
-    lines.push(`| \`${e.id}\` | ${e.method} | \`${e.path}\`${e.deprecated ? ' (deprecated)' : ''} | ${e.auth ? (e.scope ?? 'any key') : 'no key'} | ${e.keyTypes.join(', ')} | ${page} |`);
+    const alias = e.aliasOf ? ` (alias of \`${e.aliasOf}\`; prefer that)` : '';
+    lines.push(`| \`${e.id}\` | ${e.method} | \`${e.path}\`${e.deprecated ? ' (deprecated)' : ''}${alias} | ${e.auth ? (e.scope ?? 'any key') : 'no key'} | ${e.keyTypes.join(', ')} | ${page} |`);
   }
   lines.push('', '## Scopes', '', '| scope | allows |', '|---|---|');
   for (const s of SCOPES) lines.push(`| \`${s.scope}\` | ${s.description} |`);

@@ -1,4 +1,7 @@
-import { endpoint } from '../contract/endpoints.js';
+import type { ApiClient } from '../client/client.js';
+import { ApiError } from '../client/errors.js';
+import { aliasOf, endpoint } from '../contract/endpoints.js';
+import { ERROR_CODES } from '../contract/errors.js';
 import { LIMITS } from '../contract/limits.js';
 import { CliError, EXIT } from '../errors.js';
 import type { Context } from './types.js';
@@ -8,11 +11,25 @@ interface WorkspaceLite {
   name: string;
 }
 
-/** The workspaces the key reaches (auth/workspaces), fetched once per command. */
+/**
+ * The key's organization, the workspaces it reaches, or its bound workspace, from the plain paths
+ * (`/organizations/me`, `/workspaces`, `/workspaces/me`: decisions.md §2.2). A sandbox older than that answers
+ * 404001 (no route) there; then the `auth/` form of the path is asked. Every other error is the caller's.
+ */
+export async function keyIdentity<T>(client: ApiClient, id: 'organizations.me' | 'workspaces.reachable' | 'workspaces.me'): Promise<T> {
+  try {
+    return (await client.call<T>(endpoint(id))).data;
+  } catch (e) {
+    const older = aliasOf(id);
+    if (!(older && e instanceof ApiError && e.code === ERROR_CODES.NO_ROUTE)) throw e;
+    return (await client.call<T>(older)).data;
+  }
+}
+
+/** The workspaces the key reaches (`GET /workspaces`), fetched once per command. */
 export async function reachableWorkspaces(ctx: Context): Promise<WorkspaceLite[]> {
   const client = await ctx.client();
-  const res = await client.call<{ content: WorkspaceLite[] }>(endpoint('auth.workspaces'));
-  return res.data.content;
+  return (await keyIdentity<{ content: WorkspaceLite[] }>(client, 'workspaces.reachable')).content;
 }
 
 /** Accept a workspace guid or an exact name; names are resolved through the list of reachable workspaces. */

@@ -52,9 +52,9 @@ const ENTRIES: Record<string, Entry> = {
   // ---- meta and identity ----
   'scopes.list': { response: s.listOf(s.scopeItem) },
   'auth.me': { response: s.authMe },
-  'auth.organization': { response: s.organization },
-  'auth.workspaces': { response: s.listOf(s.workspace) },
-  'auth.workspace': { response: s.workspace },
+  'organizations.me': { response: s.organization },
+  'workspaces.reachable': { response: s.listOf(s.workspace) },
+  'workspaces.me': { response: s.workspace },
 
   // ---- notes ----
   'notes.list': { query: noteListQuery, response: s.pageOf(s.note) },
@@ -132,13 +132,16 @@ const ENTRIES: Record<string, Entry> = {
   'voice.translationSummary': { response: s.paragraphSummary },
 };
 
-/** Every endpoint with its schemas; an endpoint without an entry here, or an entry without an endpoint, is a programming error. */
+/**
+ * Every endpoint with its schemas (an alias has those of the endpoint it is an alias of); an endpoint without an
+ * entry here, or an entry without an endpoint, is a programming error.
+ */
 export const ENDPOINTS_WITH_SCHEMAS: readonly EndpointWithSchemas[] = ENDPOINTS.map((ep) => {
-  const entry = ENTRIES[ep.id];
+  const entry = ENTRIES[ep.aliasOf ?? ep.id];
   if (!entry) throw new Error(`endpoint-schemas.ts has no entry for ${ep.id}`);
   return { ...ep, params: paramsOf(ep.path), ...entry };
 });
-const stray = Object.keys(ENTRIES).filter((id) => !ENDPOINTS.some((ep) => ep.id === id));
+const stray = Object.keys(ENTRIES).filter((id) => !ENDPOINTS.some((ep) => ep.id === id && !ep.aliasOf));
 if (stray.length) throw new Error(`endpoint-schemas.ts has entries for unknown endpoints: ${stray.join(', ')}`);
 
 const BY_ID = new Map(ENDPOINTS_WITH_SCHEMAS.map((e) => [e.id, e]));

@@ -33,6 +33,7 @@ interface Row {
   page?: PageSpec;
   deprecated?: boolean;
   updateMask?: readonly string[];
+  aliasOf?: string;
 }
 
 function row(r: Row): Endpoint {
@@ -51,6 +52,7 @@ function row(r: Row): Endpoint {
     page: r.page,
     deprecated: r.deprecated,
     updateMask: r.updateMask,
+    aliasOf: r.aliasOf,
   };
 }
 
@@ -107,9 +109,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // ---- meta and identity ----
   row({ id: 'scopes.list', method: 'GET', path: '/v1/api-key-scopes', summary: 'List the assignable API-key scopes', scope: null, auth: false }),
   row({ id: 'auth.me', method: 'GET', path: '/auth/me', summary: 'Describe the calling key', scope: null }),
-  row({ id: 'auth.organization', method: 'GET', path: '/auth/organizations/me', summary: "The key's organization", scope: null }),
-  row({ id: 'auth.workspaces', method: 'GET', path: '/auth/workspaces', summary: 'Workspaces the key reaches', scope: null }),
-  row({ id: 'auth.workspace', method: 'GET', path: '/auth/workspaces/me', summary: "The key's bound workspace", scope: null }),
+  // The spec's ".../organizations/me, .../workspaces, .../workspaces/me" (decisions.md §2.2): the plain paths are the
+  // ones to call; the `auth/` forms of an earlier reading are served too, by the same handlers.
+  row({ id: 'organizations.me', method: 'GET', path: '/organizations/me', summary: "The key's organization", scope: null }),
+  row({ id: 'workspaces.reachable', method: 'GET', path: '/workspaces', summary: 'Workspaces the key reaches', scope: null }),
+  row({ id: 'workspaces.me', method: 'GET', path: '/workspaces/me', summary: "The key's bound workspace (404 for unbound keys)", scope: null }),
+  row({ id: 'auth.organization', method: 'GET', path: '/auth/organizations/me', summary: "The key's organization", scope: null, aliasOf: 'organizations.me' }),
+  row({ id: 'auth.workspaces', method: 'GET', path: '/auth/workspaces', summary: 'Workspaces the key reaches', scope: null, aliasOf: 'workspaces.reachable' }),
+  row({ id: 'auth.workspace', method: 'GET', path: '/auth/workspaces/me', summary: "The key's bound workspace", scope: null, aliasOf: 'workspaces.me' }),
 
   // ---- notes ----
   row({ id: 'notes.list', method: 'GET', path: '/notes', summary: 'List notes', scope: 'note:read', page: PAGE_SIZES.notes }),
@@ -174,12 +181,18 @@ export const ENDPOINTS: readonly Endpoint[] = [
 ];
 
 const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));
+for (const e of ENDPOINTS) if (e.aliasOf && !BY_ID.get(e.aliasOf)) throw new Error(`${e.id} is an alias of unknown endpoint ${e.aliasOf}`);
 
 /** Look an endpoint up by id; an unknown id is a programming error. */
 export function endpoint(id: string): Endpoint {
   const ep = BY_ID.get(id);
   if (!ep) throw new Error(`unknown endpoint id ${id}`);
   return ep;
+}
+
+/** The older path of an endpoint (the row whose `aliasOf` is `id`), if it has one. */
+export function aliasOf(id: string): Endpoint | undefined {
+  return ENDPOINTS.find((e) => e.aliasOf === id);
 }
 
 /** Fill a path template. */

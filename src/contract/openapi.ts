@@ -197,6 +197,11 @@ function operation(ep: EndpointWithSchemas, c: Components): Json {
   responses.default = { $ref: '#/components/responses/Error' };
   op.responses = responses;
   if (ep.deprecated) op.deprecated = true;
+  // An older path of another endpoint (decisions.md §2.2): the same answer; clients call the other one.
+  if (ep.aliasOf) {
+    op.description = `The same answer as \`${ep.aliasOf}\`, kept for clients written against an earlier reading of the interface; call that one.`;
+    op['x-alias-of'] = ep.aliasOf;
+  }
   // Scopes are not OAuth scopes: OpenAPI 3.1 lets a bearer requirement list them as the roles it needs.
   op.security = ep.auth ? [{ [SECURITY_SCHEME]: ep.scope ? [ep.scope] : [] }] : [];
   op['x-scope'] = ep.scope;

@@ -16,7 +16,7 @@ import { CREATE_SHARING_TYPES, JOB_STATUSES, MOVE_STRATEGIES, SHARING_TYPES, SOU
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ content: z.array(item), nextCursor: z.string().nullable() });
 /** An unpaged list (decisions.md §1.1: folders, templates, summaries, workspaces): `nextCursor` is always null. */
 export const unpagedListOf = <T extends z.ZodType>(item: T) => z.object({ content: z.array(item), nextCursor: z.null() });
-/** A bare `{content}` list, where decisions.md names that shape (api-key-scopes, auth/workspaces, translations, wiki search, bulk create). */
+/** A bare `{content}` list, where decisions.md names that shape (api-key-scopes, workspaces, translations, wiki search, bulk create). */
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ content: z.array(item) });
 
 // ---- identity ----

@@ -33,6 +33,11 @@ export interface Endpoint {
   updateMask?: readonly string[];
   /** Request body is raw bytes (the signed upload URL). */
   rawBody?: boolean;
+  /**
+   * Id of the endpoint this one is an older path of: the same answer, served by that endpoint's handler
+   * (decisions.md §2.2: `auth/workspaces…` for `workspaces…`). Clients call the other one.
+   */
+  aliasOf?: string;
 }
 
 export type PathParams = Record<string, string | number>;

@@ -23,7 +23,7 @@ export interface AppOptions {
   accessLog?: (line: string) => void;
   /** Where the sandbox's own failures (500000 answers) are reported, with their stack; always on. */
   errorLog?: (line: string) => void;
-  /** Handlers by endpoint id (default: every implemented one). A contract endpoint without one answers 404001. */
+  /** Handlers by endpoint id (default: every implemented one); aliases use their target's. A contract endpoint without one answers 404001. */
   handlers?: HandlerMap;
 }
 
@@ -197,7 +197,8 @@ export function createApp(opts: AppOptions): Hono<Env> {
   for (const ep of ordered) {
     app.on(ep.method, toHonoPath(ep.path), async (c) => {
       if (!acceptsJson(c.req.header('accept'))) return fail(c, new ApiFailure(ERROR_CODES.NOT_ACCEPTABLE, 'not acceptable', 'the service answers application/json'));
-      const handler = handlers[ep.id];
+      // An alias (an older path of another endpoint) is served by that endpoint's handler.
+      const handler = handlers[ep.aliasOf ?? ep.id];
       let principal: Principal | undefined;
       if (ep.auth) {
         principal = authenticate(rt.db, c.req.header('authorization'), rt.clock.now());

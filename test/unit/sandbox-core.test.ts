@@ -50,7 +50,9 @@ describe('contract', () => {
     const R = 'note:read', W = 'note:write', T = 'note_document_template:read', FR = 'folder:read', FW = 'folder:write';
     const expected: Array<[string, string, string | null]> = [
       ['GET', '/v1/api-key-scopes', null],
-      ...['/auth/me', '/auth/organizations/me', '/auth/workspaces', '/auth/workspaces/me'].map((p): [string, string, null] => ['GET', p, null]),
+      ...['/auth/me', '/organizations/me', '/workspaces', '/workspaces/me'].map((p): [string, string, null] => ['GET', p, null]),
+      // decisions.md §2.2: the `auth/` forms of the earlier reading, kept as aliases.
+      ...['/auth/organizations/me', '/auth/workspaces', '/auth/workspaces/me'].map((p): [string, string, null] => ['GET', p, null]),
       ['GET', '/notes', R], ['POST', '/notes/search', R], ['GET', '/workspaces/{workspaceGuid}/notes', R],
       ['POST', '/workspaces/{workspaceGuid}/notes/search', R], ['GET', '/organizations/me/notes', R],
       ['GET', '/notes/{noteGuid}', R], ['PATCH', '/notes/{noteGuid}', W], ['GET', '/notes/{noteGuid}/folders', R], ['GET', '/notes/{noteGuid}/paragraphs', R],
@@ -81,6 +83,11 @@ describe('contract', () => {
     expect(ENDPOINTS.map((e) => `${e.method} ${e.path} ${e.scope}`).sort()).toEqual(want);
     expect(ENDPOINTS.filter((e) => !e.auth).map((e) => e.id)).toEqual(['scopes.list']);
     expect(ENDPOINTS.filter((e) => e.deprecated).map((e) => e.path)).toEqual(['/v1/external/notes/search']);
+    expect(Object.fromEntries(ENDPOINTS.filter((e) => e.aliasOf).map((e) => [e.path, endpoint(e.aliasOf!).path]))).toEqual({
+      '/v1/external/auth/organizations/me': '/v1/external/organizations/me',
+      '/v1/external/auth/workspaces': '/v1/external/workspaces',
+      '/v1/external/auth/workspaces/me': '/v1/external/workspaces/me',
+    });
   });
 
   it('gives every endpoint zod schemas for its path, query, body and response, and the page sizes of decisions.md', () => {

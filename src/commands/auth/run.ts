@@ -8,6 +8,7 @@ import { checkProfileName } from '../../config/store.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { Column } from '../../io/render.js';
 import { printList, printObject } from '../list.js';
+import { keyIdentity } from '../resolve.js';
 import type { Context } from '../types.js';
 
 interface AuthMe {
@@ -121,6 +122,7 @@ export async function status(ctx: Context): Promise<void> {
     keySource: source,
     key: maskKey(creds.apiKey),
     ...keyFacts(me),
+    workspaceName: me.workspaceGuid ? await boundWorkspaceName(client) : null,
   };
   const columns: Column[] = [
     { key: 'profile', header: 'Profile', get: (o) => o.profile + how },
@@ -129,12 +131,23 @@ export async function status(ctx: Context): Promise<void> {
     { key: 'key', header: 'Key' },
     { key: 'keyType', header: 'Type' },
     { key: 'user', header: 'User', get: (o) => (o.user ? `${o.user.name} <${o.user.email}>` : '-') },
-    { key: 'workspaceGuid', header: 'Workspace', get: (o) => o.workspaceGuid ?? 'not bound' },
+    { key: 'workspaceGuid', header: 'Workspace', get: (o) => (o.workspaceGuid ? `${o.workspaceGuid}${o.workspaceName ? ` (${o.workspaceName})` : ''}` : 'not bound') },
     { key: 'organizationId', header: 'Organization', get: (o) => o.organizationId ?? '-' },
     { key: 'scopes', header: 'Scopes', get: (o) => describeScopes(o.scopes) },
     { key: 'expiresAt', header: 'Expires', get: (o) => o.expiresAt ?? 'never' },
   ];
   await printObject(ctx, out, columns);
+}
+
+/** The name of the key's bound workspace (`GET /workspaces/me`), or null when the service does not say: status still shows the rest. */
+async function boundWorkspaceName(client: Awaited<ReturnType<Context['client']>>): Promise<string | null> {
+  try {
+    const { name } = await keyIdentity<{ name?: unknown }>(client, 'workspaces.me');
+    return typeof name === 'string' ? name : null;
+  } catch (e) {
+    if (e instanceof ApiError) return null;
+    throw e;
+  }
 }
 
 export async function logout(ctx: Context): Promise<void> {

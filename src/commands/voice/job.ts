@@ -3,7 +3,7 @@ import type { ApiClient } from '../../client/client.js';
 import { ApiError, NetworkError } from '../../client/errors.js';
 import { CliError, EXIT } from '../../errors.js';
 import { formatDuration } from '../../io/progress.js';
-import { resolveWorkspace } from '../resolve.js';
+import { keyIdentity, resolveWorkspace } from '../resolve.js';
 import type { Context } from '../types.js';
 import type { AudioFile } from './preflight.js';
 
@@ -75,7 +75,7 @@ export async function jobWorkspace(ctx: Context, client: ApiClient, flag: string
   if (flag) return resolveWorkspace(ctx, flag);
   const me = (await client.call<{ keyType: string; workspaceGuid: string | null }>(endpoint('auth.me'))).data;
   if (me.workspaceGuid) return undefined;
-  const all = (await client.call<{ content: WorkspaceLite[] }>(endpoint('auth.workspaces'))).data.content;
+  const all = (await keyIdentity<{ content: WorkspaceLite[] }>(client, 'workspaces.reachable')).content;
   const choices = all.filter((w) => w.voiceFileEnabled);
   if (choices.length === 0)
     throw new CliError('no workspace this key reaches has voice file jobs enabled', { exitCode: EXIT.FORBIDDEN, hint: 'An admin must enable voice file jobs for a workspace.' });

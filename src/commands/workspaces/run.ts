@@ -5,6 +5,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
 import { printList, printObject } from '../list.js';
+import { keyIdentity } from '../resolve.js';
 import type { Context } from '../types.js';
 
 /** Organization management: the organization's workspaces (workspaces.*) and `org show`. */
@@ -166,7 +167,7 @@ const ORG_COLUMNS: Column[] = [
 
 export async function orgShow(ctx: Context): Promise<void> {
   const client = await ctx.client();
-  const org = (await client.call<{ id: string; name: string; createdAt: string }>(endpoint('auth.organization'))).data;
+  const org = await keyIdentity<{ id: string; name: string; createdAt: string }>(client, 'organizations.me');
   let workspaceCount: number | null = null;
   try {
     workspaceCount = (await orgWorkspaces(ctx)).length;

@@ -4,7 +4,10 @@ import { notFound } from '../http.js';
 import { workspaceJson, type WorkspaceRow } from '../serialize.js';
 import type { HandlerMap } from '../types.js';
 
-/** api-key-scopes and auth/* (decisions.md §2.1–§2.2). */
+/**
+ * api-key-scopes, auth/me, and the key's organization and workspaces (decisions.md §2.1–§2.2); the `auth/` forms of
+ * the last three are aliases in the contract, served by these handlers.
+ */
 export const metaHandlers: HandlerMap = {
   'scopes.list': () => ({ content: SCOPES.map((s) => ({ scope: s.scope, description: s.description })) }),
 
@@ -22,19 +25,19 @@ export const metaHandlers: HandlerMap = {
     };
   },
 
-  'auth.organization': ({ principal: p, rt }) => {
+  'organizations.me': ({ principal: p, rt }) => {
     const org = rt.db.get<{ id: string; name: string; created_at: string }>('SELECT * FROM organizations WHERE id = ?', [p.organizationId]);
     if (!org) throw notFound('organization');
     return { id: org.id, name: org.name, createdAt: org.created_at };
   },
 
-  'auth.workspaces': ({ principal: p, rt }) => {
+  'workspaces.reachable': ({ principal: p, rt }) => {
     const guids = reachableWorkspaces(rt.db, p);
     const rows = guids.map((g) => rt.db.get<WorkspaceRow>('SELECT * FROM workspaces WHERE guid = ?', [g])!).filter(Boolean);
     return { content: rows.map(workspaceJson) };
   },
 
-  'auth.workspace': ({ principal: p, rt }) => {
+  'workspaces.me': ({ principal: p, rt }) => {
     if (!p.workspaceGuid) throw notFound('bound workspace');
     const w = rt.db.get<WorkspaceRow>('SELECT * FROM workspaces WHERE guid = ?', [p.workspaceGuid]);
     if (!w) throw notFound('workspace');
