@@ -45,6 +45,9 @@ export const DOCUMENT_LOCALES = [
   'uk_UA', 'ru_RU', 'hi_IN', 'it_IT', 'zh_CN', 'ms_MY', 'th_TH', 'sv_SE',
 ] as const;
 
+/** The audio Content-Types of an upload (decisions.md §4.2); the CLI sends the one of the file's sniffed format. */
 export const UPLOAD_CONTENT_TYPES = ['audio/mpeg', 'audio/wav', 'audio/x-wav', 'audio/mp4', 'audio/m4a', 'video/mp4'] as const;
+/** Every Content-Type the upload URL stores: the audio ones and `application/octet-stream` (a missing one is stored too, the format sniffed). */
+export const UPLOAD_ACCEPTED_CONTENT_TYPES = [...UPLOAD_CONTENT_TYPES, 'application/octet-stream'] as const;
 
 export const API_PREFIX = '/v1/external';

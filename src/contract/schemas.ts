@@ -266,13 +266,20 @@ export const voiceJobCreated = z.object({
   translationLocales: z.array(z.string()),
   createdAt: timestamp,
 });
+export const transcriptSegment = z.object({
+  index: z.number().int(),
+  startTimeMillis: z.number().int(),
+  endTimeMillis: z.number().int(),
+  speakerLabel: z.string().nullable(),
+  text: z.string(),
+});
+/** decisions.md §4.5: `segments`, and the same array as `paragraphs` for clients of the earlier reading. */
 export const transcript = z.object({
   jobId: z.string(),
   locale: z.string(),
   text: z.string(),
-  paragraphs: z.array(
-    z.object({ index: z.number().int(), startTimeMillis: z.number().int(), endTimeMillis: z.number().int(), speakerLabel: z.string().nullable(), text: z.string() }),
-  ),
+  segments: z.array(transcriptSegment),
+  paragraphs: z.array(transcriptSegment),
 });
 export const translation = z.object({ jobId: z.string(), locale: z.string(), text: z.string() });
 export const paragraphSummary = z.object({ jobId: z.string(), locale: z.string(), summary: z.object({ type: z.string(), content: z.string() }) });

@@ -131,11 +131,15 @@ describe('visibility', () => {
 });
 
 describe('signed upload URL', () => {
-  it('refuses a missing, tampered or expired signature with 403010, and does not take a key instead', async () => {
+  it('refuses a missing, tampered or expired signature with 403010, and an Authorization header with 400000', async () => {
     const { id, uploadUri } = await create(K.workspaceKey);
     const bare = uploadUri.split('?')[0];
     expectError(await put(bare, speech.bytes), 403, 403010);
-    expectError(await put(bare, speech.bytes, { 'content-type': 'audio/wav', authorization: `Bearer ${K.workspaceKey}` }), 403, 403010);
+    // decisions.md §4.2: a key does not stand in for the signature, and a signed request that carries one is refused
+    const withKey = await put(bare, speech.bytes, { 'content-type': 'audio/wav', authorization: `Bearer ${K.workspaceKey}` });
+    expectError(withKey, 400, 400000);
+    expect(withKey.json.error.detail).toContain('Authorization');
+    expectError(await put(uploadUri, speech.bytes, { 'content-type': 'audio/wav', authorization: `Bearer ${K.workspaceKey}` }), 400, 400000);
     expectError(await put(uploadUri.replace(/signature=./, (m) => m.slice(0, -1) + (m.endsWith('0') ? '1' : '0')), speech.bytes), 403, 403010);
     expectError(await put(uploadUri.replace(/expires=\d+/, (m) => `expires=${Number(m.slice(8)) + 60}`), speech.bytes), 403, 403010);
     // a correctly signed URL whose expiry has passed
@@ -154,19 +158,29 @@ describe('signed upload URL', () => {
     expect((await put(uploadUri, speech.bytes)).status).toBe(200);
   });
 
-  it('checks the Content-Type', async () => {
+  it('takes the audio types, application/octet-stream or none (sniffed); any other type is 400000', async () => {
     const { uploadUri } = await create(K.workspaceKey);
-    expectError(await put(uploadUri, speech.bytes, { 'content-type': 'application/octet-stream' }), 400, 400000);
-    expectError(await put(uploadUri, speech.bytes, {}), 400, 400000);
+    expectError(await put(uploadUri, speech.bytes, { 'content-type': 'text/plain' }), 400, 400000);
+    const form = await put(uploadUri, speech.bytes, { 'content-type': 'multipart/form-data; boundary=x' });
+    expectError(form, 400, 400000);
+    expect(form.json.error.detail).toContain('raw bytes');
     for (const type of ['audio/mpeg', 'audio/x-wav', 'audio/mp4', 'audio/m4a', 'video/mp4', 'audio/wav; charset=binary'])
-      expect((await put(uploadUri, speech.bytes, { 'content-type': type })).status).toBe(200);
+      expect((await put(uploadUri, speech.bytes, { 'content-type': type })).json).toMatchObject({ contentType: type.split(';')[0] });
+    expect((await put(uploadUri, speech.bytes, { 'content-type': 'application/octet-stream' })).json).toMatchObject({ contentType: 'audio/wav' });
+    expect((await put(uploadUri, speech.bytes, {})).json).toMatchObject({ contentType: 'audio/wav' });
   });
 
-  it('streams the bytes to a file in the upload directory', async () => {
+  it('streams the bytes to <job>.<extension of the sniffed format> in the upload directory', async () => {
     const { id, uploadUri } = await create(K.workspaceKey);
     const res = await put(uploadUri, speech.bytes);
     expect(res.json).toEqual({ jobId: id, bytes: speech.bytes.length, contentType: 'audio/wav' });
-    expect(readdirSync(sb.rt.uploadDir)).toContain(`${id}.upload`);
+    expect(readdirSync(sb.rt.uploadDir).filter((f) => f.startsWith(id))).toEqual([`${id}.wav`]);
+    // a new upload before upload-complete replaces the previous bytes, under its own format's name
+    const mp3 = Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.alloc(64)]);
+    expect((await put(uploadUri, mp3, { 'content-type': 'audio/mpeg' })).status).toBe(200);
+    expect(readdirSync(sb.rt.uploadDir).filter((f) => f.startsWith(id))).toEqual([`${id}.mp3`]);
+    expect((await put(uploadUri, Buffer.from('not audio at all'), {})).json).toMatchObject({ contentType: 'application/octet-stream' });
+    expect(readdirSync(sb.rt.uploadDir).filter((f) => f.startsWith(id))).toEqual([`${id}.bin`]);
   });
 
   it('answers 413 past 500 MB: from Content-Length, and counted while streaming (the partial file removed)', async () => {
@@ -214,8 +228,12 @@ describe('job lifecycle', () => {
     expect(uploaded.json.fileUploadedAt).not.toBeNull();
     expectError(await complete(job.id), 409, 409000); // twice
     expectError(await put(job.uploadUri, speech.bytes), 409, 409000); // bytes after completion
-    for (const suffix of ['/transcript', '/translations', '/translations/ko_KR', '/paragraph-summary', '/transcript/paragraph-summary', '/translations/ko_KR/paragraph-summary'])
+    for (const suffix of ['/transcript', '/translations', '/paragraph-summary', '/transcript/paragraph-summary', '/translations/ko_KR/paragraph-summary'])
       expectError(await get(job.id, K.workspaceKey, suffix), 409, 409000);
+    // the spec lists only 200/401/404 for one translation: not ready yet is 404000, its detail says why (decisions.md §4.5)
+    const early = await get(job.id, K.workspaceKey, '/translations/ko_KR');
+    expectError(early, 404, 404000);
+    expect(early.json.error.detail).toMatch(/^the job is (UPLOADED|PROCESSING), not COMPLETED/);
     const done = await waitFor(job.id, ['COMPLETED', 'FAILED']);
     expect(done.status, done.errorMessage).toBe('COMPLETED');
     expect(done.processStartedAt <= done.processCompletedAt).toBe(true);
@@ -225,7 +243,8 @@ describe('job lifecycle', () => {
     expect(schemas.transcript.safeParse(transcript).success).toBe(true);
     expect(transcript.locale).toBe('en_US');
     // one paragraph per word of the recording, at its time (within two 30 ms frames)
-    expect(transcript.paragraphs).toHaveLength(speech.phrase.words.length);
+    expect(transcript.segments).toHaveLength(speech.phrase.words.length);
+    expect(transcript.paragraphs).toEqual(transcript.segments);
     transcript.paragraphs.forEach((p: any, i: number) => {
       expect(p.index).toBe(i);
       expect(Math.abs(p.startTimeMillis - speech.phrase.words[i].startMs)).toBeLessThanOrEqual(60);
@@ -292,11 +311,11 @@ describe('job lifecycle', () => {
       const id = created.json.id;
       await slow.app.request(created.json.uploadUri, { method: 'PUT', body: speech.bytes, headers: { 'content-type': 'audio/wav' } });
       expect((await slow.call('PUT', `${JOBS}/${id}/upload-complete`, { key: K.workspaceKey })).status).toBe(200);
-      expect(existsSync(join(slow.rt.uploadDir, `${id}.upload`))).toBe(true);
+      expect(existsSync(join(slow.rt.uploadDir, `${id}.wav`))).toBe(true);
       const del = await slow.call('DELETE', `${JOBS}/${id}`, { key: K.workspaceKey });
       expect(del.status).toBe(204);
       expect(del.text).toBe('');
-      expect(existsSync(join(slow.rt.uploadDir, `${id}.upload`))).toBe(false);
+      expect(existsSync(join(slow.rt.uploadDir, `${id}.wav`))).toBe(false);
       expectError(await slow.call('GET', `${JOBS}/${id}`, { key: K.workspaceKey }), 404, 404000);
       expectError(await slow.call('DELETE', `${JOBS}/${id}`, { key: K.workspaceKey }), 404, 404000);
       await new Promise((r) => setTimeout(r, 800)); // past both stages

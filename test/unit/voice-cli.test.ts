@@ -8,7 +8,7 @@ import type { Endpoint } from '../../src/contract/types.js';
 import { pool } from '../../src/commands/voice/batch.js';
 import { completeUpload, isTransient, nextPollDelay, POLL } from '../../src/commands/voice/job.js';
 import { checkJobId, parseDuration, parseTranslate, shellWord } from '../../src/commands/voice/options.js';
-import { COMPLETE_MARKER, resultsJson, srtTime, toSrt, writeResults, type Results } from '../../src/commands/voice/output.js';
+import { COMPLETE_MARKER, readTranscript, resultsJson, srtTime, toSrt, writeResults, type Results } from '../../src/commands/voice/output.js';
 import { preflight } from '../../src/commands/voice/preflight.js';
 import { EXIT } from '../../src/errors.js';
 import { m4aHeaderOnly, speechLikeWav, THREE_WORDS } from '../helpers/audio.js';
@@ -90,7 +90,7 @@ const results: Results = {
     jobId: JOB,
     locale: 'en_US',
     text: 'Hello there.\n\nGeneral Kenobi.',
-    paragraphs: [
+    segments: [
       { index: 0, startTimeMillis: 1200, endTimeMillis: 2850, speakerLabel: null, text: 'Hello there.' },
       { index: 1, startTimeMillis: 3_723_004, endTimeMillis: 3_725_000, speakerLabel: 'Grievous', text: 'General Kenobi.' },
     ],
@@ -108,11 +108,37 @@ describe('output', () => {
   it('puts translations and the summary beside the transcript in JSON', () => {
     expect(resultsJson(results)).toMatchObject({
       jobId: JOB,
-      paragraphs: results.transcript.paragraphs,
+      segments: results.transcript.segments,
       translations: [{ locale: 'de_DE', text: 'Hallo.' }],
       summary: { locale: 'en_US', type: 'text/markdown', content: '- Hello' },
     });
     expect(resultsJson({ ...results, translations: [], summary: undefined })).not.toHaveProperty('translations');
+  });
+
+  it('reads segments, falls back to paragraphs, and takes items with missing fields without failing (decisions.md §4.5)', () => {
+    const seg = results.transcript.segments;
+    const bare = { jobId: JOB, locale: 'en_US', text: 'x' };
+    expect(readTranscript({ ...bare, segments: seg }, JOB).segments).toEqual(seg);
+    expect(readTranscript({ ...bare, paragraphs: seg }, JOB).segments).toEqual(seg);
+    // segments win over paragraphs when both are there; every other field of the answer is kept
+    const both = readTranscript({ ...bare, segments: seg, paragraphs: [], extra: 1 }, JOB);
+    expect(both).toMatchObject({ segments: seg, paragraphs: [], extra: 1 });
+    // neither: no segments, the text as it is
+    expect(readTranscript(bare, JOB)).toEqual({ ...bare, segments: [] });
+    // items missing fields: position, previous end, no speaker, no text; non-objects left out; text from the segments
+    const sparse = readTranscript({ segments: [{ text: 'One.', endTimeMillis: 900 }, 'junk', { startTimeMillis: 1000, speakerLabel: 7 }, { text: 'Three.' }] }, JOB);
+    expect(sparse).toEqual({
+      jobId: JOB,
+      locale: '',
+      text: 'One.\n\nThree.',
+      segments: [
+        { index: 0, startTimeMillis: 0, endTimeMillis: 900, speakerLabel: null, text: 'One.' },
+        { index: 1, startTimeMillis: 1000, endTimeMillis: 1000, speakerLabel: null, text: '' },
+        { index: 2, startTimeMillis: 1000, endTimeMillis: 1000, speakerLabel: null, text: 'Three.' },
+      ],
+    });
+    expect(toSrt(sparse)).toBe('1\n00:00:00,000 --> 00:00:00,900\nOne.\n\n2\n00:00:01,000 --> 00:00:01,000\nThree.\n');
+    for (const odd of [null, 'text', [], { segments: 'x' }]) expect(readTranscript(odd, JOB)).toMatchObject({ jobId: JOB, text: '', segments: [] });
   });
 
   it('writes the result files, leaving no temporary files', async () => {

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { endpoint } from '../../contract/endpoints.js';
-import type { transcript as transcriptSchema } from '../../contract/schemas.js';
+import type { transcriptSegment } from '../../contract/schemas.js';
 import type { ApiClient } from '../../client/client.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { renderObject } from '../../io/render.js';
@@ -12,14 +12,58 @@ import type { OutputMode } from './options.js';
 
 /** A finished job's results: fetched, printed as text/json/srt, and written to --out DIR. */
 
-/** Shapes from the contract (decisions.md §4.5). */
-export type Paragraph = z.infer<typeof transcriptSchema>['paragraphs'][number];
+/** A transcript segment as the contract defines it (decisions.md §4.5). */
+export type Segment = z.infer<typeof transcriptSegment>;
 
+/**
+ * A transcript as the service answered it (every field kept, for `-o json` and transcript.json), with `jobId`,
+ * `locale`, `text` and `segments` always present: read by `readTranscript`.
+ */
 export interface Transcript {
   jobId: string;
   locale: string;
   text: string;
-  paragraphs: Paragraph[];
+  segments: Segment[];
+  [field: string]: unknown;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * Read a transcript answer tolerantly (decisions.md §4.5: clients read `segments` and fall back to `paragraphs`):
+ * items missing fields get what can be inferred (their position, the previous end, no speaker, no text), items that
+ * are not objects are left out, a missing `text` is the segments' texts, and an answer with neither array has no
+ * segments. Nothing here throws: a transcript is shown with what it has.
+ */
+export function readTranscript(raw: unknown, jobId: string): Transcript {
+  const t = isObject(raw) ? raw : {};
+  const items = Array.isArray(t.segments) ? t.segments : Array.isArray(t.paragraphs) ? t.paragraphs : [];
+  let previousEnd = 0;
+  const segments = items.filter(isObject).map((p, i): Segment => {
+    const startTimeMillis = finite(p.startTimeMillis) ? p.startTimeMillis : previousEnd;
+    const endTimeMillis = finite(p.endTimeMillis) && p.endTimeMillis >= startTimeMillis ? p.endTimeMillis : startTimeMillis;
+    previousEnd = endTimeMillis;
+    return {
+      index: Number.isInteger(p.index) ? (p.index as number) : i,
+      startTimeMillis,
+      endTimeMillis,
+      speakerLabel: typeof p.speakerLabel === 'string' ? p.speakerLabel : null,
+      text: typeof p.text === 'string' ? p.text : '',
+    };
+  });
+  return {
+    ...t,
+    jobId: typeof t.jobId === 'string' ? t.jobId : jobId,
+    locale: typeof t.locale === 'string' ? t.locale : '',
+    text: typeof t.text === 'string' ? t.text : segments.map((p) => p.text.trim()).filter(Boolean).join('\n\n'),
+    segments,
+  };
+}
+
+/** GET the transcript of a job, read tolerantly. */
+export async function fetchTranscript(client: ApiClient, jobId: string): Promise<Transcript> {
+  return readTranscript((await client.call<unknown>(endpoint('voice.transcript'), { params: { jobId } })).data, jobId);
 }
 
 export interface Translation {
@@ -45,11 +89,11 @@ export interface Results {
 export async function fetchResults(client: ApiClient, job: VoiceJob, o: { summary: boolean }): Promise<Results> {
   const params = { jobId: job.id };
   const [transcript, translations, summary] = await Promise.all([
-    client.call<Transcript>(endpoint('voice.transcript'), { params }),
+    fetchTranscript(client, job.id),
     job.translationLocales.length ? client.call<{ content: Translation[] }>(endpoint('voice.translations'), { params }) : undefined,
     o.summary ? client.call<ParagraphSummary>(endpoint('voice.summary'), { params }) : undefined,
   ]);
-  return { transcript: transcript.data, translations: translations?.data.content ?? [], summary: summary?.data };
+  return { transcript, translations: translations?.data.content ?? [], summary: summary?.data };
 }
 
 /** 1200 → "00:00:01,200" (SubRip). */
@@ -59,9 +103,10 @@ export function srtTime(ms: number): string {
   return `${pad(Math.floor(t / 3_600_000))}:${pad(Math.floor(t / 60_000) % 60)}:${pad(Math.floor(t / 1000) % 60)},${pad(t % 1000, 3)}`;
 }
 
-/** Paragraphs as SubRip cues, speakers as a "Label: " prefix. */
+/** Segments as SubRip cues, speakers as a "Label: " prefix; a segment without text makes no cue (a cue needs a text line). */
 export function toSrt(t: Transcript): string {
-  return t.paragraphs
+  return t.segments
+    .filter((p) => p.text.trim() !== '')
     .map((p, i) => `${i + 1}\n${srtTime(p.startTimeMillis)} --> ${srtTime(p.endTimeMillis)}\n${p.speakerLabel ? `${p.speakerLabel}: ` : ''}${p.text.trim()}\n`)
     .join('\n');
 }
@@ -78,7 +123,9 @@ export function resultsJson(r: Results): Record<string, unknown> {
 
 export function printResults(ctx: Context, r: Results, mode: OutputMode): void {
   if (mode === 'json') return renderObject(ctx.io, resultsJson(r), { ...ctx.output, format: 'json' });
-  if (r.transcript.paragraphs.length === 0) ctx.io.info('The transcript is empty: no speech was found in the recording.');
+  const { segments, text } = r.transcript;
+  if (segments.length === 0 && text.trim() === '') ctx.io.info('The transcript is empty: no speech was found in the recording.');
+  else if (segments.length === 0 && mode === 'srt') ctx.io.warn('the transcript has text but no timed segments, so there are no SubRip cues: use -o text for its text.');
   if (mode === 'srt') return ctx.io.out(toSrt(r.transcript));
   ctx.io.out(withNewline(r.transcript.text));
   if (r.summary) ctx.io.out('\n' + withNewline(r.summary.summary.content));

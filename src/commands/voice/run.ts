@@ -6,7 +6,7 @@ import type { Context } from '../types.js';
 import { resumeCommand, singleJobView, submitFile, waitWithResumeHint } from './flow.js';
 import { deleteJob, getJob, jobFailed, jobWorkspace, type VoiceJob } from './job.js';
 import { checkJobId, checkLocale, outputMode, parseTranslate, shellWord, takeWaitTimeout, type OutputMode } from './options.js';
-import { fetchResults, printResults, writeResults, type ParagraphSummary, type Transcript, type Translation } from './output.js';
+import { fetchResults, fetchTranscript, printResults, writeResults, type ParagraphSummary, type Translation } from './output.js';
 import { preflight } from './preflight.js';
 
 export { transcribe } from './batch.js';
@@ -105,8 +105,7 @@ export async function status(ctx: Context, id: string): Promise<void> {
 export async function transcript(ctx: Context, id: string, flags: { format?: string }): Promise<void> {
   const mode = outputMode(ctx, flags.format);
   const client = await ctx.client();
-  const res = await client.call<Transcript>(endpoint('voice.transcript'), { params: { jobId: checkJobId(id) } });
-  printResults(ctx, { transcript: res.data, translations: [] }, mode);
+  printResults(ctx, { transcript: await fetchTranscript(client, checkJobId(id)), translations: [] }, mode);
 }
 
 export async function translations(ctx: Context, id: string): Promise<void> {

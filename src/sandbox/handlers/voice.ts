@@ -104,13 +104,15 @@ export const voiceHandlers: HandlerMap = {
     const job = visibleJob(ctx);
     ctx.rt.db.run('UPDATE voice_jobs SET deleted = 1 WHERE id = ?', [job.id]);
     cancelJob(ctx.rt, job.id);
-    removeUpload(ctx.rt, job.id);
+    removeUpload(job);
     return undefined;
   },
 
+  /** decisions.md §4.5: `segments`, and the same array as `paragraphs` for clients of the earlier reading. */
   'voice.transcript': (ctx) => {
     const job = completedJob(ctx);
-    return { jobId: job.id, ...job.transcript };
+    const { locale, text, paragraphs: segments } = job.transcript;
+    return { jobId: job.id, locale, text, segments, paragraphs: segments };
   },
 
   'voice.translations': (ctx) => {
@@ -118,10 +120,18 @@ export const voiceHandlers: HandlerMap = {
     return { content: (job.translations ?? []).map((t) => ({ jobId: job.id, ...t })) };
   },
 
+  /**
+   * The spec lists only 200, 401 and 404 for this call (decisions.md §4.5): a job that is not COMPLETED yet is
+   * 404000 too, its `detail` saying so (a real client polls it and reads 404 as "not ready").
+   */
   'voice.translation': (ctx) => {
     const requested = pathLocale(ctx);
     const job = visibleJob(ctx);
     const locale = translationLocale(job, requested);
+    if (job.status !== 'COMPLETED' || !job.transcript) {
+      const why = job.status === 'FAILED' ? `the job FAILED (${job.error_message ?? 'no errorMessage'}) and has no results` : `the job is ${job.status}, not COMPLETED: the translation exists once it is`;
+      throw new ApiFailure(ERROR_CODES.NOT_FOUND, `translation ${locale} not found`, why);
+    }
     const t = (completed(job).translations ?? []).find((x) => x.locale === locale);
     if (!t) throw notFound(`translation ${locale}`);
     return { jobId: job.id, ...t };

@@ -17,10 +17,20 @@ export interface AudioAnalysis {
 /** The audio cannot be processed; the message becomes the job's `errorMessage`. */
 export class AudioRejected extends Error {}
 
+/** A form upload's body: a `--boundary` line and a part with `Content-Disposition: form-data`. */
+export function isMultipartBody(head: Uint8Array): boolean {
+  const text = Buffer.from(head).toString('latin1');
+  return /^--\S+\r?\n/.test(text) && /content-disposition:\s*form-data/i.test(text);
+}
+
 export async function analyzeAudio(path: string): Promise<AudioAnalysis> {
   const head = await readHead(path);
   const sniffed = sniffAudio(head);
-  if (!sniffed) throw new AudioRejected(`unsupported audio format: the file is not WAV, MP3 or MP4/M4A (${describeHead(head)})`);
+  if (!sniffed) {
+    if (isMultipartBody(await readHead(path, 1024)))
+      throw new AudioRejected('the upload is a multipart/form-data body, not audio: PUT the raw bytes of the file to the uploadUri (as to an S3 presigned URL), not a form');
+    throw new AudioRejected(`unsupported audio format: the file is not WAV, MP3 or MP4/M4A (${describeHead(head)})`);
+  }
   const { parseFile } = await import('music-metadata');
   let meta;
   try {

@@ -63,11 +63,11 @@ export function jobJson(j: JobRow) {
   };
 }
 
-/** Where a job's uploaded bytes live. */
-export const uploadFileOf = (rt: SandboxRuntime, jobId: string) => join(rt.uploadDir, `${jobId}.upload`);
+/** Where a job's uploaded bytes are stored: `<job>.<extension of the sniffed format>`, `<job>.bin` for bytes that are not audio. */
+export const uploadFileOf = (rt: SandboxRuntime, jobId: string, extension = 'bin') => join(rt.uploadDir, `${jobId}.${extension}`);
 
-export function removeUpload(rt: SandboxRuntime, jobId: string): void {
-  rmSync(uploadFileOf(rt, jobId), { force: true });
+export function removeUpload(job: Pick<JobRow, 'upload_path'>): void {
+  if (job.upload_path) rmSync(job.upload_path, { force: true });
 }
 
 /** HMAC-SHA-256 over the job id and the expiry (epoch seconds), hex. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { transcript } from '../../contract/schemas.js';
+import type { transcriptSegment } from '../../contract/schemas.js';
 import type { Segment } from './segments.js';
 import { spreadOverSegments } from './segments.js';
 import type { RawParagraph } from './transcriber.js';
@@ -9,9 +9,10 @@ import type { RawParagraph } from './transcriber.js';
  * Everything the sandbox makes up itself says so in its text.
  */
 
-/** A transcript paragraph as the contract defines it (decisions.md §4.5). */
-export type TranscriptParagraph = z.infer<typeof transcript>['paragraphs'][number];
+/** A transcript segment as the contract defines it (decisions.md §4.5). */
+export type TranscriptParagraph = z.infer<typeof transcriptSegment>;
 
+/** As stored: the handler serves `paragraphs` as `segments` and as `paragraphs` (decisions.md §4.5). */
 export interface Transcript {
   locale: string;
   text: string;

@@ -15,6 +15,8 @@ export interface SniffedAudio {
   contentType: (typeof UPLOAD_CONTENT_TYPES)[number];
   /** Human name, e.g. "WAV". */
   label: string;
+  /** File name extension of the format, e.g. `m4a` (the sandbox stores an upload as `<job>.<extension>`). */
+  extension: 'wav' | 'mp3' | 'm4a' | 'mp4';
 }
 
 /** Bytes needed to recognise every format. */
@@ -24,14 +26,14 @@ const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(.
 const AUDIO_MP4_BRANDS = new Set(['M4A ', 'M4B ', 'M4P ']);
 
 export function sniffAudio(head: Uint8Array): SniffedAudio | null {
-  if (head.length >= 12 && ascii(head, 0, 4) === 'RIFF' && ascii(head, 8, 12) === 'WAVE') return { kind: 'wav', contentType: 'audio/wav', label: 'WAV' };
-  if (head.length >= 3 && ascii(head, 0, 3) === 'ID3') return { kind: 'mp3', contentType: 'audio/mpeg', label: 'MP3' };
+  if (head.length >= 12 && ascii(head, 0, 4) === 'RIFF' && ascii(head, 8, 12) === 'WAVE') return { kind: 'wav', contentType: 'audio/wav', label: 'WAV', extension: 'wav' };
+  if (head.length >= 3 && ascii(head, 0, 3) === 'ID3') return { kind: 'mp3', contentType: 'audio/mpeg', label: 'MP3', extension: 'mp3' };
   // MPEG audio frame: 11 sync bits, a valid version (not 01) and layer (not 00; layer 00 is AAC ADTS).
   if (head.length >= 2 && head[0] === 0xff && (head[1] & 0xe0) === 0xe0 && ((head[1] >> 3) & 3) !== 1 && ((head[1] >> 1) & 3) !== 0)
-    return { kind: 'mp3', contentType: 'audio/mpeg', label: 'MP3' };
+    return { kind: 'mp3', contentType: 'audio/mpeg', label: 'MP3', extension: 'mp3' };
   if (head.length >= 12 && ascii(head, 4, 8) === 'ftyp') {
     const audioOnly = AUDIO_MP4_BRANDS.has(ascii(head, 8, 12));
-    return { kind: 'mp4', contentType: audioOnly ? 'audio/mp4' : 'video/mp4', label: audioOnly ? 'M4A' : 'MP4' };
+    return { kind: 'mp4', contentType: audioOnly ? 'audio/mp4' : 'video/mp4', label: audioOnly ? 'M4A' : 'MP4', extension: audioOnly ? 'm4a' : 'mp4' };
   }
   return null;
 }

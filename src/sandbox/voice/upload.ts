@@ -6,14 +6,17 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ERROR_CODES } from '../../contract/errors.js';
-import { LIMITS, UPLOAD_CONTENT_TYPES } from '../../contract/limits.js';
+import { LIMITS, UPLOAD_ACCEPTED_CONTENT_TYPES } from '../../contract/limits.js';
 import { ApiFailure, badRequest, conflict, notFound } from '../http.js';
 import type { SandboxRuntime } from '../types.js';
 import { checkUploadSignature, getJob, uploadFileOf } from './jobs.js';
+import { readHead, sniffAudio } from './sniff.js';
 
 /**
- * PUT of raw bytes to the sandbox's signed upload URL (decisions.md §4.2): the signature is the only
- * credential, the body is streamed to disk and counted as it arrives (never held in memory).
+ * PUT of raw bytes to the sandbox's signed upload URL (decisions.md §4.2), as to an S3 presigned URL: the
+ * signature is the only credential (a request that also carries Authorization is refused), the Content-Type is
+ * optional (the format is sniffed from the bytes), and the body is streamed to disk and counted as it arrives
+ * (never held in memory). Bytes that are not audio are stored; the job then ends FAILED when it is processed.
  */
 
 const tooLarge = (detail: string) => new ApiFailure(ERROR_CODES.TOO_LARGE, 'upload too large', detail);
@@ -42,14 +45,21 @@ async function streamToFile(body: ReadableStream<Uint8Array> | null, file: strin
 }
 
 export async function receiveUpload(rt: SandboxRuntime, jobId: string, req: Request, query: Record<string, string>): Promise<Response> {
+  // S3 refuses a presigned request that also carries Authorization ("only one auth mechanism allowed"): a client
+  // that sends its API key here finds out, instead of leaking it to a storage service unnoticed.
+  if (req.headers.has('authorization'))
+    throw badRequest('the upload URL takes no Authorization header', 'the signature in the uploadUri is the only credential: send the bytes without an Authorization header (never your API key)');
   const refused = checkUploadSignature(rt, jobId, query.expires, query.signature);
   if (refused) throw new ApiFailure(ERROR_CODES.UPLOAD_SIGNATURE, 'upload URL signature invalid or expired', refused);
   const job = getJob(rt.db, jobId);
   if (!job || job.deleted) throw notFound('voice file job');
   if (job.status !== 'CREATED') throw conflict(`the upload of this job was already completed (status ${job.status}); create a new job for another file`);
-  const contentType = (req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (!(UPLOAD_CONTENT_TYPES as readonly string[]).includes(contentType))
-    throw badRequest('unsupported Content-Type', `Content-Type must be one of ${UPLOAD_CONTENT_TYPES.join(', ')}${contentType ? `, not ${contentType}` : ' (none was sent)'}`);
+  const declaredType = (req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (declaredType && !(UPLOAD_ACCEPTED_CONTENT_TYPES as readonly string[]).includes(declaredType))
+    throw badRequest(
+      'unsupported Content-Type',
+      `Content-Type must be one of ${UPLOAD_ACCEPTED_CONTENT_TYPES.join(', ')} or left out, not ${declaredType}${declaredType.startsWith('multipart/') ? ': PUT the raw bytes of the file, not a form' : ''}`,
+    );
   const declared = Number(req.headers.get('content-length') ?? 'NaN');
   if (declared > LIMITS.uploadMaxBytes) throw tooLarge(`${limitText}; Content-Length is ${declared}`);
 
@@ -61,7 +71,13 @@ export async function receiveUpload(rt: SandboxRuntime, jobId: string, req: Requ
     await rm(part, { force: true });
     throw now && !now.deleted ? conflict(`the upload of this job was completed while these bytes arrived (status ${now.status})`) : notFound('voice file job');
   }
-  await rename(part, uploadFileOf(rt, jobId));
-  rt.db.run('UPDATE voice_jobs SET upload_path = ?, upload_bytes = ?, content_type = ? WHERE id = ?', [uploadFileOf(rt, jobId), bytes, contentType, jobId]);
+  // Stored under the extension of the sniffed format, so that a --transcriber-command built on sox or ffmpeg can read it.
+  const sniffed = sniffAudio(await readHead(part));
+  const path = uploadFileOf(rt, jobId, sniffed?.extension);
+  await rename(part, path);
+  if (now.upload_path && now.upload_path !== path) await rm(now.upload_path, { force: true });
+  const audioType = declaredType && declaredType !== 'application/octet-stream' ? declaredType : undefined;
+  const contentType = audioType ?? sniffed?.contentType ?? 'application/octet-stream';
+  rt.db.run('UPDATE voice_jobs SET upload_path = ?, upload_bytes = ?, content_type = ? WHERE id = ?', [path, bytes, contentType, jobId]);
   return new Response(JSON.stringify({ jobId, bytes, contentType }), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
 }

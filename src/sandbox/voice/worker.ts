@@ -1,6 +1,6 @@
 import type { SandboxRuntime } from '../types.js';
 import { analyzeAudio, AudioRejected } from './analyze.js';
-import { getJob, uploadFileOf, type JobRow } from './jobs.js';
+import { getJob, type JobRow } from './jobs.js';
 import { buildResults, DEFAULT_TRANSCRIPT_LOCALE, placeholderParagraphs, placeParagraphs, type JobResults } from './results.js';
 import { runTranscriber, TranscriberFailed } from './transcriber.js';
 import { loadReplacements, wordReplacer } from './words.js';
@@ -52,10 +52,11 @@ export function settleOrphan(rt: SandboxRuntime, job: JobRow): JobRow {
 export async function processJob(rt: SandboxRuntime, job: JobRow, signal?: AbortSignal): Promise<Outcome> {
   let durationSeconds: number | null = null;
   try {
-    const audio = await analyzeAudio(uploadFileOf(rt, job.id));
+    const file = job.upload_path ?? '';
+    const audio = await analyzeAudio(file);
     durationSeconds = Math.round(audio.durationMs) / 1000;
     const command = rt.options.transcriberCommand;
-    const raw = typeof command === 'string' && command.trim() ? await runTranscriber(command, uploadFileOf(rt, job.id), undefined, signal) : placeholderParagraphs(audio.segments);
+    const raw = typeof command === 'string' && command.trim() ? await runTranscriber(command, file, undefined, signal) : placeholderParagraphs(audio.segments);
     const replace = wordReplacer(loadReplacements(rt.db, { userId: job.user_id, workspaceGuid: job.workspace_guid, organizationId: job.organization_id }));
     const paragraphs = placeParagraphs(raw, audio.segments, audio.durationMs).map((p) => ({ ...p, text: replace(p.text) }));
     const locale = job.transcript_locale_hints[0] ?? DEFAULT_TRANSCRIPT_LOCALE;
