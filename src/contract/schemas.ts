@@ -86,12 +86,18 @@ export const noteUpdateBody = z.object({
     .refine(notBlank, 'must not be blank')
     .nullish(),
 });
+/** A paragraph's part spoken by one speaker (decisions.md §3.2): label `SPEAKER_1`…, `personName` when the speaker is tagged. */
+export const diarizedSegment = z.object({ content: z.string(), speaker: z.object({ label: z.string(), personName: z.string().nullable() }) });
 export const paragraph = z.object({
   id: z.number().int(),
   uuid: z.string(),
   timeFrom: timestamp,
   timeTo: timestamp,
   speaker: z.string().nullable(),
+  /** Content hidden by the plan: `transcript.content` is then empty and `diarizedSegments` `[]`. */
+  locked: z.boolean(),
+  diarizedSegments: z.array(diarizedSegment),
+  summary: z.object({ type: z.string(), content: z.string() }).nullable(),
   transcript: z.object({ type: z.literal('text/plain'), content: z.string() }),
 });
 export const shareLink = z.object({

@@ -151,6 +151,32 @@ const launchParagraphs = transcript({
 /** A document section longer than the deep-search budget (LIMITS.deepSearchDocumentChars). */
 const launchDiscussionLog = ['## Discussion log', ...launchParagraphs.map((p) => `**${p.speaker}:** ${p.text}`)].join('\n\n');
 
+type ParagraphSeed = NonNullable<NonNullable<SeedInput['notes']>[number]['paragraphs']>[number];
+
+/**
+ * The design critique shows the paragraph fields real clients read (decisions.md §3.2): paragraph 3 is split
+ * between two speakers (Marco, tagged, and an untagged SPEAKER_2), paragraphs 1 and 3 have a paragraph summary,
+ * and the last paragraph is locked (hidden by the plan: no text).
+ */
+const critiqueParagraphs: ParagraphSeed[] = transcript({
+  count: 18, variant: 9, topic: 'onboarding flow v3', terms: ['the empty state', 'the invite step', 'the progress bar'], speakers: ['Marco Reyes', 'Sam Ortiz'],
+}).map((p, k): ParagraphSeed => {
+  if (k === 0) return { ...p, summary: 'Marco opens the critique of onboarding flow v3.' };
+  if (k === 2) {
+    const [first, ...rest] = p.text.match(/[^.!?]+[.!?]+/g)!.map((x) => x.trim());
+    return {
+      ...p,
+      diarizedSegments: [
+        { content: first, speaker: { label: 'SPEAKER_1', personName: 'Marco Reyes' } },
+        { content: rest.join(' '), speaker: { label: 'SPEAKER_2', personName: null } },
+      ],
+      summary: { type: 'text/markdown', content: 'Marco and an untagged speaker discuss **the progress bar**.' },
+    };
+  }
+  if (k === 17) return { speaker: p.speaker, locked: true };
+  return p;
+});
+
 const notes: SeedInput['notes'] = [
   {
     guid: N.launchKickoff, id: 40101, title: 'Q1 2027 launch plan kickoff', ownerUserId: marco, folderId: F.q1Launch, sourceType: 'live-voice',
@@ -203,7 +229,7 @@ const notes: SeedInput['notes'] = [
     guid: N.designCritique, id: 40103, title: 'Design critique: onboarding flow v3', ownerUserId: marco, folderId: F.designReviews, sourceType: 'video',
     createdAt: at('10-22', '16:00'), recording: { startAt: at('10-22', '16:00'), transcribeLocale: 'en_US' },
     participants: [{ name: 'Marco Reyes', email: 'marco.reyes@northwind.example' }, { name: 'Sam Ortiz', email: null }],
-    paragraphs: transcript({ count: 18, variant: 9, topic: 'onboarding flow v3', terms: ['the empty state', 'the invite step', 'the progress bar'], speakers: ['Marco Reyes', 'Sam Ortiz'] }),
+    paragraphs: critiqueParagraphs,
     documents: [{ templateId: T.designReview, locale: 'en_US', sections: ['## Proposal\n\nThree-step onboarding with an invite step.', '## Feedback\n\n- The empty state needs an example note\n- The progress bar reads as a loading bar', '## Decision\n\nShip to beta with the revised progress bar.'] }],
     shareLink: {},
   },
@@ -311,11 +337,11 @@ export const demoSeed: SeedInput = {
     { ...creds(DEMO_KEYS.legacyScopeWorkspaceKey), type: 'WORKSPACE', workspaceGuid: product, legacyScope: true, label: 'Product Team workspace key from before the note read scope (sees every note)', createdAt: '2025-03-01T09:00:00Z' },
     { ...creds(DEMO_KEYS.noVoiceWorkspaceKey), type: 'WORKSPACE', workspaceGuid: support, voicePermission: false, label: 'Customer Support workspace key without the voice-file permission (403013)', createdAt: '2026-04-05T09:00:00Z' },
     {
-      ...creds(DEMO_KEYS.orgKey), type: 'ORGANIZATION', organizationId: DEMO_ORGANIZATION, label: 'Organization integration key (CRM sync)', createdAt: '2026-05-01T09:00:00Z', expiresAt: '2027-12-31T23:59:59Z',
+      ...creds(DEMO_KEYS.orgKey), type: 'ORGANIZATION', organizationId: DEMO_ORGANIZATION, issuedByUserId: dana, label: 'Organization integration key (CRM sync)', createdAt: '2026-05-01T09:00:00Z', expiresAt: '2027-12-31T23:59:59Z',
       scopes: ['note:read', 'note_summary:read', 'note_document:read', 'note_document:write', 'note_document_template:read', 'folder:read', 'wiki:read', 'word_memory:write', 'workspace:write', 'voice_file_job:write'],
     },
     {
-      ...creds(DEMO_KEYS.orgReadOnly), type: 'ORGANIZATION', organizationId: DEMO_ORGANIZATION, label: 'Organization reporting key (read-only scopes)', createdAt: '2026-05-02T09:00:00Z',
+      ...creds(DEMO_KEYS.orgReadOnly), type: 'ORGANIZATION', organizationId: DEMO_ORGANIZATION, issuedByUserId: dana, label: 'Organization reporting key (read-only scopes)', createdAt: '2026-05-02T09:00:00Z',
       scopes: ['note:read', 'note_summary:read', 'note_document:read', 'folder:read', 'wiki:read', 'word_memory:read', 'workspace:read'],
     },
     { ...creds(DEMO_KEYS.expired), type: 'USER', userId: marco, status: 'expired', expiresAt: '2026-09-30T00:00:00Z', label: 'Marco: expired account key (401003)', createdAt: '2025-09-30T00:00:00Z' },

@@ -270,10 +270,24 @@ CREATE TABLE request_log (
 `;
 
 /**
+ * Fields real clients read and third-party seeds carry (decisions.md §3.2 revised; docs/sandbox-seed.md):
+ * paragraph `locked`, `diarizedSegments` and `summary`; a user's `guid` (the collaborator guid; NULL serves
+ * `user-<id>`); the user who issued an organization key.
+ */
+const SCHEMA_V2 = `
+ALTER TABLE paragraphs ADD COLUMN ${bool('locked', 0)};
+ALTER TABLE paragraphs ADD COLUMN ${json('diarized_segments', '[]')}; -- [{content, speaker: {label, personName}}]
+ALTER TABLE paragraphs ADD COLUMN ${json('summary', null)}; -- {type, content} or NULL
+ALTER TABLE users ADD COLUMN guid TEXT;
+CREATE UNIQUE INDEX users_by_guid ON users(guid);
+ALTER TABLE api_keys ADD COLUMN issued_by_user_id INTEGER REFERENCES users(id) ON DELETE SET NULL;
+`;
+
+/**
  * Migrations: MIGRATIONS[n] brings a store at `PRAGMA user_version = n` to n + 1.
  * Append a new entry for every change; never edit a shipped one.
  */
-export const MIGRATIONS: readonly string[] = [SCHEMA_V1];
+export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** `PRAGMA application_id` of notevox sandbox state files ("NVXS"). */
 export const APPLICATION_ID = 0x4e565853;
@@ -284,12 +298,14 @@ export const BOOLEAN_COLUMNS = {
   users: ['org_admin'],
   api_keys: ['voice_permission', 'legacy_scope'],
   notes: ['deleted'],
+  paragraphs: ['locked'],
   voice_jobs: ['deleted'],
 } as const;
 
 /** Columns holding JSON text, per table. */
 export const JSON_COLUMNS = {
   api_keys: ['scopes'],
+  paragraphs: ['diarized_segments', 'summary'],
   templates: ['sections'],
   documents: ['sections'],
   wiki_pages: ['aliases', 'links'],

@@ -34,6 +34,8 @@ const wordMemoryText = z
   .max(LIMITS.wordMemoryText.max)
   .regex(/^\S+$/, 'must not contain whitespace');
 const list = <T extends z.ZodType>(item: T) => z.array(item).default([]);
+/** Content types of document sections and paragraph summaries a seed may give (served as given; html is made on request). */
+const SECTION_TYPES = ['text/markdown', 'text/plain'] as const;
 
 const organizationSchema = z.strictObject({ id: slug, name: text, createdAt: instant.optional() });
 
@@ -52,6 +54,8 @@ const workspaceSchema = z.strictObject({
 
 const userSchema = z.strictObject({
   id: userId,
+  /** Served as the collaborator guid of the user's notes (default `user-<id>`). */
+  guid: slug.optional(),
   name: text,
   email: z.email(),
   organizationId: slug,
@@ -73,6 +77,8 @@ const apiKeySchema = z.strictObject({
   createdAt: instant.optional(),
   voicePermission: z.boolean().default(true),
   legacyScope: z.boolean().default(false),
+  /** ORGANIZATION keys: the organization admin who issued the key (its organization is then the admin's). */
+  issuedByUserId: userId.optional(),
 });
 
 const folderSchema = z.strictObject({
@@ -111,14 +117,31 @@ const noteSchema = z.strictObject({
   collaborators: list(z.strictObject({ userId, role: z.enum(COLLABORATOR_ROLES) })),
   paragraphs: list(
     z.strictObject({
+      id: optionalId,
+      uuid: slug.optional(),
       speaker: z.string().nullish(),
-      text,
+      /** Required unless the paragraph is locked (then empty or left out) or has diarizedSegments (then their text joined). */
+      text: z.string().optional(),
       offsetSeconds: z.number().min(0).optional(),
       durationSeconds: z.number().positive().optional(),
+      locked: z.boolean().default(false),
+      diarizedSegments: list(z.strictObject({ content: text, speaker: z.strictObject({ label: text, personName: z.string().nullish() }) })),
+      summary: z.union([text, z.strictObject({ type: z.enum(SECTION_TYPES).default('text/markdown'), content: text })]).nullish(),
     }),
   ),
-  summaries: list(z.strictObject({ id: optionalId, templateId: templateId.nullish(), locale: documentLocale, content: text, createdAt: instant.optional() })),
-  documents: list(z.strictObject({ id: optionalId, templateId, locale: documentLocale, sections: z.array(text).min(1), createdAt: instant.optional() })),
+  summaries: list(
+    z.strictObject({ id: optionalId, templateId: templateId.nullish(), locale: documentLocale, content: text, createdAt: instant.optional(), updatedAt: instant.optional() }),
+  ),
+  documents: list(
+    z.strictObject({
+      id: optionalId,
+      templateId,
+      locale: documentLocale,
+      /** A Markdown string, or a section in the API's shape with its content type. */
+      sections: z.array(z.union([text, z.strictObject({ content: z.strictObject({ type: z.enum(SECTION_TYPES), content: text }), createdAt: instant.optional() })])).min(1),
+      createdAt: instant.optional(),
+    }),
+  ),
   shareLink: z
     .strictObject({
       shareId: z.string().regex(/^[A-Za-z0-9_-]{6,64}$/, 'must be 6 to 64 letters, digits, _ or -').optional(),
@@ -143,6 +166,7 @@ const templateSchema = z.strictObject({
 });
 
 const wordMemorySchema = z.strictObject({
+  id: optionalId,
   scope: z.enum(WORD_MEMORY_SCOPES),
   scopeId: z.union([slug, userId]).transform(String),
   entry: wordMemoryText,
@@ -294,14 +318,18 @@ class SeedIndex {
     return n.folderId != null ? (this.folders.get(n.folderId)?.workspaceGuid ?? null) : null;
   }
 
-  /** Organization of a key: its own, its user's, or its workspace's; the only organization for an organization key. */
+  /** Organization of a key: its own, its user's, its issuer's or its workspace's; the only organization for an organization key. */
   keyOrganization(k: Seed['apiKeys'][number]): string | null {
     if (k.userId !== undefined) return this.users.get(k.userId)?.organizationId ?? null;
+    if (k.issuedByUserId !== undefined) return this.users.get(k.issuedByUserId)?.organizationId ?? null;
     if (k.workspaceGuid) return this.workspaces.get(k.workspaceGuid)?.organizationId ?? null;
     if (k.organizationId) return k.organizationId;
     return k.type === 'ORGANIZATION' && this.organizations.size === 1 ? [...this.organizations.keys()][0] : null;
   }
 }
+
+/** The collaborator guid a user is served with. */
+const userGuid = (u: { id: number; guid?: string }) => u.guid ?? `user-${u.id}`;
 
 function checkWorkspacesAndUsers(ix: SeedIndex) {
   ix.seed.workspaces.forEach((w, i) => {
@@ -309,9 +337,13 @@ function checkWorkspacesAndUsers(ix: SeedIndex) {
     ix.ref(ix.organizations, w.organizationId, `${at}.organizationId`, 'organization');
     ix.check(!w.wikiEnabled || w.wikiPlan, `${at}.wikiEnabled`, 'the wiki can only be activated on a workspace with the wiki plan (wikiPlan: true)');
   });
+  const guids = new Map<string, string>();
   ix.seed.users.forEach((u, i) => {
     const at = `users[${i}]`;
     ix.ref(ix.organizations, u.organizationId, `${at}.organizationId`, 'organization');
+    const guid = userGuid(u);
+    ix.check(!guids.has(guid), `${at}.guid`, `duplicate user guid ${guid} (also the guid of ${guids.get(guid)}; users without one get user-<id>)`);
+    guids.set(guid, at);
     const seen = new Set<string>();
     u.memberships.forEach((m, j) => {
       const mAt = `${at}.memberships[${j}].workspaceGuid`;
@@ -335,13 +367,18 @@ function checkApiKeys(ix: SeedIndex) {
     ix.check(k.type !== 'LEGACY_PERSONAL' || !k.workspaceGuid, `${at}.workspaceGuid`, 'a legacy personal key is bound to no workspace');
     ix.check(k.type !== 'ORGANIZATION' || !k.workspaceGuid, `${at}.workspaceGuid`, 'an organization key is bound to no workspace');
     ix.check(k.type === 'WORKSPACE' || !k.legacyScope, `${at}.legacyScope`, 'only workspace keys have the legacy note scope');
+    if (k.issuedByUserId !== undefined) {
+      const issuer = ix.ref(ix.users, k.issuedByUserId, `${at}.issuedByUserId`, 'user');
+      ix.check(k.type === 'ORGANIZATION', `${at}.issuedByUserId`, `only ORGANIZATION keys have an issuer in the seed, not ${k.type} keys`);
+      if (issuer) ix.check(issuer.orgAdmin, `${at}.issuedByUserId`, `user ${issuer.id} is not an organization admin (orgAdmin: true), who issue organization keys`);
+    }
     if (k.type === 'USER' && user && ws)
       ix.check(ix.isMember(user.id, ws.guid), `${at}.workspaceGuid`, `user ${user.id} is not a member of workspace ${ws.guid}`);
     const org = ix.keyOrganization(k);
     if (k.type === 'ORGANIZATION' || (k.type === 'WORKSPACE' && !k.workspaceGuid))
       ix.check(org !== null, `${at}.organizationId`, `a ${k.type} key ${k.type === 'WORKSPACE' ? 'not bound to a workspace ' : ''}needs organizationId`);
     if (k.organizationId && org !== null)
-      ix.check(org === k.organizationId, `${at}.organizationId`, `${org} is the organization of the key's ${user ? 'user' : 'workspace'}`);
+      ix.check(org === k.organizationId, `${at}.organizationId`, `${org} is the organization of the key's ${user ? 'user' : k.issuedByUserId !== undefined ? 'issuer' : 'workspace'}`);
   });
 }
 
@@ -398,9 +435,11 @@ function checkNotes(ix: SeedIndex) {
   const noteIds = new Map<number, string>();
   const summaryIds = new Map<number, string>();
   const documentIds = new Map<number, string>();
-  const unique = (ids: Map<number, string>, id: number | undefined, path: string) => {
+  const paragraphIds = new Map<number, string>();
+  const paragraphUuids = new Map<string, string>();
+  const unique = <K>(ids: Map<K, string>, id: K | undefined, path: string, what = 'id') => {
     if (id === undefined) return;
-    ix.check(!ids.has(id), path, `duplicate id ${id} (also at ${ids.get(id)})`);
+    ix.check(!ids.has(id), path, `duplicate ${what} ${id} (also at ${ids.get(id)})`);
     ids.set(id, path);
   };
   ix.seed.notes.forEach((n, i) => {
@@ -422,9 +461,27 @@ function checkNotes(ix: SeedIndex) {
       if (u && owner) ix.check(u.organizationId === owner.organizationId, cAt, `user ${c.userId} is in another organization than the note's owner`);
       ix.check(n.collaborators.findIndex((x) => x.userId === c.userId) === j, cAt, `duplicate collaborator ${c.userId}`);
     });
+    n.paragraphs.forEach((p, j) => {
+      const pAt = `${at}.paragraphs[${j}]`;
+      unique(paragraphIds, p.id, `${pAt}.id`);
+      unique(paragraphUuids, p.uuid, `${pAt}.uuid`, 'uuid');
+      if (p.locked) {
+        // decisions.md §3.2: the plan hides a locked paragraph's content.
+        ix.check(!p.text, `${pAt}.text`, 'a locked paragraph shows no text: leave text out (or empty)');
+        ix.check(p.diarizedSegments.length === 0, `${pAt}.diarizedSegments`, 'a locked paragraph shows no speaker split: leave diarizedSegments out');
+      } else {
+        ix.check(
+          (p.text !== undefined && p.text.trim() !== '') || p.diarizedSegments.length > 0,
+          `${pAt}.text`,
+          'must not be blank (give the text, or diarizedSegments to join, or mark the paragraph locked: true)',
+        );
+      }
+    });
     n.summaries.forEach((s, j) => {
       unique(summaryIds, s.id, `${at}.summaries[${j}].id`);
       ix.ref(ix.templates, s.templateId, `${at}.summaries[${j}].templateId`, 'template');
+      if (s.createdAt && s.updatedAt)
+        ix.check(Date.parse(s.updatedAt) >= Date.parse(s.createdAt), `${at}.summaries[${j}].updatedAt`, 'must not be before createdAt');
     });
     n.documents.forEach((d, j) => {
       unique(documentIds, d.id, `${at}.documents[${j}].id`);
@@ -435,8 +492,11 @@ function checkNotes(ix: SeedIndex) {
 
 function checkWordMemories(ix: SeedIndex) {
   const seen = new Map<string, number>();
+  const ids = new Map<number, number>();
   ix.seed.wordMemories.forEach((w, i) => {
     const at = `wordMemories[${i}]`;
+    if (w.id !== undefined) ix.check(!ids.has(w.id), `${at}.id`, `duplicate id ${w.id} (also at wordMemories[${ids.get(w.id)}])`);
+    if (w.id !== undefined) ids.set(w.id, i);
     if (w.scope === 'user') ix.ref(ix.users, /^\d+$/.test(w.scopeId) ? Number(w.scopeId) : -1, `${at}.scopeId`, 'user');
     if (w.scope === 'workspace') ix.ref(ix.workspaces, w.scopeId, `${at}.scopeId`, 'workspace');
     if (w.scope === 'organization') ix.ref(ix.organizations, w.scopeId, `${at}.scopeId`, 'organization');
@@ -559,7 +619,7 @@ class Loader {
         monthly_minutes: w.quota.monthlyMinutes, used_minutes: w.quota.usedMinutes,
       });
     for (const u of seed.users) {
-      this.insert('users', { id: u.id, name: u.name, email: u.email, organization_id: u.organizationId, org_admin: u.orgAdmin });
+      this.insert('users', { id: u.id, guid: u.guid ?? null, name: u.name, email: u.email, organization_id: u.organizationId, org_admin: u.orgAdmin });
       for (const m of u.memberships) this.insert('memberships', { user_id: u.id, workspace_guid: m.workspaceGuid, role: m.role });
     }
     const keys = seed.apiKeys.map((k) => this.apiKey(k));
@@ -571,8 +631,10 @@ class Loader {
         sections: t.sections.map((s, i) => ({ id: s.id ?? i + 1, title: s.title, instruction: s.instruction })), created_at: this.at(t.createdAt),
       });
     this.notes();
-    for (const w of seed.wordMemories)
-      this.insert('word_memories', { scope_type: w.scope, scope_id: w.scopeId, entry: w.entry, sub_entry: w.subEntry, created_at: this.at(w.createdAt) });
+    const wordMemoryIds = assignIds(seed.wordMemories);
+    seed.wordMemories.forEach((w, i) =>
+      this.insert('word_memories', { id: wordMemoryIds[i], scope_type: w.scope, scope_id: w.scopeId, entry: w.entry, sub_entry: w.subEntry, created_at: this.at(w.createdAt) }),
+    );
     this.wiki();
     return keys;
   }
@@ -583,7 +645,7 @@ class Loader {
       id: k.id, secret_salt: salt, secret_hash: hashSecret(k.secret, salt), type: k.type, label: k.label,
       user_id: k.userId, workspace_guid: k.workspaceGuid, organization_id: this.ix.keyOrganization(k), scopes: k.scopes,
       status: k.status, expires_at: k.expiresAt ? iso(k.expiresAt) : null, created_at: this.at(k.createdAt),
-      voice_permission: k.voicePermission, legacy_scope: k.legacyScope,
+      voice_permission: k.voicePermission, legacy_scope: k.legacyScope, issued_by_user_id: k.issuedByUserId ?? null,
     });
     return { id: k.id, type: k.type, label: k.label, status: k.status, secret: k.secret, workspaceGuid: k.workspaceGuid, scopes: k.scopes };
   }
@@ -607,12 +669,13 @@ class Loader {
     const ids = assignIds(notes);
     const summaryIds = assignIds(notes.flatMap((n) => n.summaries));
     const documentIds = assignIds(notes.flatMap((n) => n.documents));
+    const paragraphIds = assignIds(notes.flatMap((n) => n.paragraphs));
     notes.forEach((n, i) => {
-      this.note(n, ids[i], summaryIds.splice(0, n.summaries.length), documentIds.splice(0, n.documents.length));
+      this.note(n, ids[i], { summaries: summaryIds.splice(0, n.summaries.length), documents: documentIds.splice(0, n.documents.length), paragraphs: paragraphIds.splice(0, n.paragraphs.length) });
     });
   }
 
-  private note(n: NoteSeed, id: number, summaryIds: number[], documentIds: number[]) {
+  private note(n: NoteSeed, id: number, childIds: { summaries: number[]; documents: number[]; paragraphs: number[] }) {
     const created = this.at(n.createdAt);
     const rec = n.recording ?? (RECORDING_SOURCE_TYPES.has(n.sourceType) ? {} : undefined);
     const start = rec ? this.at(rec.startAt, created) : null;
@@ -620,10 +683,12 @@ class Loader {
     // Paragraph timing: each starts where the previous ended unless given.
     let cursor = 0;
     const timed = n.paragraphs.map((p) => {
+      // A locked paragraph is stored without its text: the plan hides it everywhere (decisions.md §3.2).
+      const content = p.locked ? '' : p.text?.trim() ? p.text : p.diarizedSegments.map((d) => d.content).join(' ');
       const from = p.offsetSeconds ?? cursor;
-      const length = p.durationSeconds ?? spokenSeconds(p.text);
+      const length = p.durationSeconds ?? spokenSeconds(content);
       cursor = from + length;
-      return { ...p, from, to: from + length };
+      return { ...p, content, from, to: from + length };
     });
     const duration = rec ? (rec.durationSeconds ?? Math.ceil(Math.max(0, ...timed.map((p) => p.to)))) : 0;
     const end = start ? addSeconds(start, duration) : null;
@@ -644,22 +709,30 @@ class Loader {
     for (const c of collaborators) this.insert('note_collaborators', { note_guid: n.guid, user_id: c.userId, role: c.role });
 
     const rows = timed.map((p, position) => {
-      const row = { uuid: newUuid(this.rand), content: p.text };
-      const pid = this.insert('paragraphs', {
+      const row = { id: childIds.paragraphs[position], uuid: p.uuid ?? newUuid(this.rand), content: p.content };
+      const summary = typeof p.summary === 'string' ? { type: 'text/markdown', content: p.summary } : (p.summary ?? null);
+      const diarized = p.diarizedSegments.map((d) => ({ content: d.content, speaker: { label: d.speaker.label, personName: d.speaker.personName ?? null } }));
+      this.insert('paragraphs', {
         ...row, note_guid: n.guid, position, time_from: addSeconds(base, p.from), time_to: addSeconds(base, p.to), speaker: p.speaker ?? null,
+        locked: p.locked, diarized_segments: diarized, summary,
       });
-      return { id: pid, ...row };
+      return row;
     });
     this.paragraphRows.set(n.guid, rows);
 
     n.summaries.forEach((s, j) => {
       const at = this.at(s.createdAt, updated);
-      this.insert('summaries', { id: summaryIds[j], note_guid: n.guid, template_id: s.templateId ?? null, locale: s.locale, content_markdown: s.content, created_at: at, updated_at: at });
+      this.insert('summaries', {
+        id: childIds.summaries[j], note_guid: n.guid, template_id: s.templateId ?? null, locale: s.locale, content_markdown: s.content,
+        created_at: at, updated_at: this.at(s.updatedAt, at),
+      });
     });
     n.documents.forEach((d, j) => {
       const at = this.at(d.createdAt, updated);
-      const sections = d.sections.map((content) => ({ type: 'text/markdown', content, createdAt: at }));
-      this.insert('documents', { id: documentIds[j], note_guid: n.guid, template_id: d.templateId, locale: d.locale, sections, created_at: at, updated_at: at });
+      const sections = d.sections.map((sec) =>
+        typeof sec === 'string' ? { type: 'text/markdown', content: sec, createdAt: at } : { type: sec.content.type, content: sec.content.content, createdAt: this.at(sec.createdAt, at) },
+      );
+      this.insert('documents', { id: childIds.documents[j], note_guid: n.guid, template_id: d.templateId, locale: d.locale, sections, created_at: at, updated_at: at });
     });
     if (n.shareLink) {
       const shareId = n.shareLink.shareId ?? randomAlnum(22, this.rand);
@@ -687,7 +760,10 @@ class Loader {
       const naming = (content: string) => names.some((n) => content.toLowerCase().includes(n));
       // Per note, the paragraphs that name the page (all of them when none does).
       const candidates = g.noteGuids.map((guid) => {
-        const all = this.paragraphRows.get(guid)!.map((p, index) => ({ index, content: p.content }));
+        const rows = this.paragraphRows.get(guid)!.map((p, index) => ({ index, content: p.content }));
+        // Locked paragraphs have no text to extract (unless the note has nothing else).
+        const shown = rows.filter((p) => p.content !== '');
+        const all = shown.length ? shown : rows;
         const named = all.filter((p) => naming(p.content));
         return named.length ? named : all;
       });

@@ -33,8 +33,8 @@ export const WEB_APP_URL = 'https://app.notevox.example';
 
 export function noteJson(db: Db, n: NoteRow) {
   const participants = db.all<{ name: string; email: string | null }>('SELECT name, email FROM note_participants WHERE note_guid = ? ORDER BY position', [n.guid]);
-  const collaborators = db.all<{ user_id: number; name: string; email: string | null; role: string }>(
-    'SELECT c.user_id, u.name, u.email, c.role FROM note_collaborators c JOIN users u ON u.id = c.user_id WHERE c.note_guid = ? ORDER BY c.user_id',
+  const collaborators = db.all<{ user_id: number; guid: string | null; name: string; email: string | null; role: string }>(
+    'SELECT c.user_id, u.guid, u.name, u.email, c.role FROM note_collaborators c JOIN users u ON u.id = c.user_id WHERE c.note_guid = ? ORDER BY c.user_id',
     [n.guid],
   );
   return {
@@ -49,7 +49,8 @@ export function noteJson(db: Db, n: NoteRow) {
     transcribeLocale: n.transcribe_locale,
     translateLocale: n.translate_locale,
     webUrl: `${WEB_APP_URL}/notes/${n.guid}`,
-    collaborators: collaborators.map((c) => ({ guid: `user-${c.user_id}`, name: c.name, email: c.email, role: c.role })),
+    // A user's seeded guid, else `user-<id>` (docs/sandbox-seed.md).
+    collaborators: collaborators.map((c) => ({ guid: c.guid ?? `user-${c.user_id}`, name: c.name, email: c.email, role: c.role })),
     participants: participants.map((p) => ({ name: p.name, email: p.email })),
     workspaceGuid: n.workspace_guid,
   };

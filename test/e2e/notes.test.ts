@@ -90,6 +90,20 @@ describe('notes sub-resource commands', () => {
       expect(plain.stdout.split('\n')).toEqual(all.map((p: any) => p.transcript.content));
       expect(plain.stderr).toBe('');
     });
+    it('shows the speakers of a paragraph split by speaker and marks a locked one (table, --plain, export)', async () => {
+      const rows = await json(['notes', 'paragraphs', N.designCritique, '--all']);
+      const split = rows[2];
+      expect(split.diarizedSegments.map((d: any) => d.speaker)).toEqual([{ label: 'SPEAKER_1', personName: 'Marco Reyes' }, { label: 'SPEAKER_2', personName: null }]);
+      expect(rows[17]).toMatchObject({ locked: true, diarizedSegments: [], transcript: { content: '' } });
+      const table = await ok(['notes', 'paragraphs', N.designCritique, '--all', '-o', 'table'], token(DEMO_KEYS.wsAdmin));
+      expect(table.stdout).toMatch(new RegExp(`${split.id}\\s+\\S+\\s+\\S+\\s+Marco Reyes, SPEAKER_2\\s+`));
+      expect(table.stdout).toMatch(new RegExp(`${rows[17].id}\\s+\\S+\\s+\\S+\\s+Sam Ortiz\\s+\\[locked: hidden by your plan\\]`));
+      const plain = await ok(['notes', 'paragraphs', N.designCritique, '--all', '--plain']);
+      expect(plain.stdout.trimEnd().split('\n').at(-1)).toBe('[locked: hidden by your plan]');
+      const md = await ok(['notes', 'export', N.designCritique]);
+      expect(md.stdout).toContain(`Marco Reyes: ${split.diarizedSegments[0].content} SPEAKER_2: ${split.diarizedSegments[1].content}`);
+      expect(md.stdout).toContain('_[locked: hidden by your plan]_');
+    });
     it("shows a note's folders from the root down", async () => {
       const r = await ok(['notes', 'folders', N.harborInterview, '-o', 'table']);
       expect(r.stdout).toMatch(/^ID\s+TITLE\s+SHARING\s+PARENT\s+WORKSPACE/);

@@ -363,6 +363,114 @@ describe('seed validation', () => {
   });
 });
 
+describe('seed fields of third-party worlds (issue 10)', () => {
+  /** A seed with every field the loader used to assign or leave out, given verbatim. */
+  function verbatim(): SeedInput {
+    const s = minimal();
+    s.users![0] = { ...s.users![0], guid: 'f4c1e2d3-ann', orgAdmin: true };
+    s.users!.push({ id: 2, name: 'Bo', email: 'bo@example.com', organizationId: 'org_a', memberships: [{ workspaceGuid: 'wsAAAAAAAAAAAAA1' }] });
+    s.apiKeys!.push({ id: 'k_org', secret: 'sk_org_secret_1', type: 'ORGANIZATION', issuedByUserId: 1 });
+    s.notes![0] = {
+      ...s.notes![0],
+      collaborators: [{ userId: 2, role: 'EDITOR' }],
+      paragraphs: [
+        { id: 7001, uuid: '6b1f0c8e-0d2a-4c55-9f10-1a2b3c4d5e6f', speaker: 'Ann', text: 'Hello there.', summary: 'A greeting.' },
+        {
+          id: 7002,
+          speaker: 'Ann',
+          diarizedSegments: [
+            { content: 'Ready?', speaker: { label: 'SPEAKER_1', personName: 'Ann' } },
+            { content: 'Yes.', speaker: { label: 'SPEAKER_2' } },
+          ],
+          summary: { type: 'text/plain', content: 'Both agree.' },
+        },
+        { locked: true },
+      ],
+      summaries: [{ id: 5, locale: 'en_US', content: '## S', createdAt: '2026-01-02T00:00:00Z', updatedAt: '2026-01-03T00:00:00Z' }],
+      documents: [
+        { id: 9, templateId: 1, locale: 'en_US', sections: ['## Markdown', { content: { type: 'text/plain', content: 'Plain words.' }, createdAt: '2026-01-04T00:00:00Z' }] },
+      ],
+    };
+    s.wordMemories = [
+      { id: 300, scope: 'user', scopeId: 1, entry: 'Kafka' },
+      { scope: 'user', scopeId: 1, entry: 'Flink' },
+    ];
+    return s;
+  }
+
+  it('keeps ids, uuids, guids, updatedAt, section types, paragraph fields and the issuer as given', async () => {
+    const db = await openDatabase();
+    loadSeed(db, verbatim());
+    const paras = db.all<Record<string, unknown>>("SELECT * FROM paragraphs WHERE note_guid = 'noteAAAAAAAA1' ORDER BY position").map((r) => decodeRow('paragraphs', r));
+    expect(paras.map((p) => p.id)).toEqual([7001, 7002, 7003]);
+    expect(paras[0]).toMatchObject({ uuid: '6b1f0c8e-0d2a-4c55-9f10-1a2b3c4d5e6f', locked: false, diarized_segments: [], summary: { type: 'text/markdown', content: 'A greeting.' } });
+    expect(paras[1]).toMatchObject({
+      content: 'Ready? Yes.',
+      diarized_segments: [
+        { content: 'Ready?', speaker: { label: 'SPEAKER_1', personName: 'Ann' } },
+        { content: 'Yes.', speaker: { label: 'SPEAKER_2', personName: null } },
+      ],
+      summary: { type: 'text/plain', content: 'Both agree.' },
+    });
+    expect(paras[2]).toMatchObject({ locked: true, content: '', diarized_segments: [], summary: null });
+    expect(db.get('SELECT created_at, updated_at FROM summaries WHERE id = 5')).toEqual({ created_at: '2026-01-02T00:00:00.000Z', updated_at: '2026-01-03T00:00:00.000Z' });
+    const doc = decodeRow('documents', db.get<Record<string, unknown>>('SELECT * FROM documents WHERE id = 9')!);
+    expect(doc.sections).toEqual([
+      { type: 'text/markdown', content: '## Markdown', createdAt: doc.created_at },
+      { type: 'text/plain', content: 'Plain words.', createdAt: '2026-01-04T00:00:00.000Z' },
+    ]);
+    expect(db.all('SELECT id, entry FROM word_memories ORDER BY id')).toEqual([{ id: 300, entry: 'Kafka' }, { id: 301, entry: 'Flink' }]);
+    expect(db.all('SELECT id, guid FROM users ORDER BY id')).toEqual([{ id: 1, guid: 'f4c1e2d3-ann' }, { id: 2, guid: null }]);
+    expect(db.get("SELECT organization_id, issued_by_user_id FROM api_keys WHERE id = 'k_org'")).toEqual({ organization_id: 'org_a', issued_by_user_id: 1 });
+    await db.close();
+  });
+
+  it('serves them: collaborator guids, paragraph fields, summary updatedAt, section types', async () => {
+    const { inProcessSandbox } = await import('../helpers/sandbox.js');
+    const dirPath = await mkdtemp(join(tmpdir(), 'nvx-seed-'));
+    const file = join(dirPath, 'seed.json');
+    await writeFile(file, JSON.stringify(verbatim()));
+    const sb = await inProcessSandbox({ seedFile: file });
+    try {
+      const note = (await sb.call('GET', '/v1/external/notes/noteAAAAAAAA1', { key: 'k_ann.sk_ann_secret_1' })).json;
+      expect(note.collaborators.map((c: any) => c.guid)).toEqual(['f4c1e2d3-ann', 'user-2']);
+      const paras = (await sb.call('GET', '/v1/external/notes/noteAAAAAAAA1/paragraphs', { key: 'k_ann.sk_ann_secret_1' })).json.content;
+      expect(paras.map((p: any) => [p.id, p.locked, p.transcript.content])).toEqual([[7001, false, 'Hello there.'], [7002, false, 'Ready? Yes.'], [7003, true, '']]);
+      const summary = (await sb.call('GET', '/v1/external/notes/noteAAAAAAAA1/summaries/5', { key: 'k_ann.sk_ann_secret_1' })).json;
+      expect(summary.updatedAt).toBe('2026-01-03T00:00:00.000Z');
+      const doc = (await sb.call('GET', '/v1/external/notes/noteAAAAAAAA1/documents/9', { key: 'k_ann.sk_ann_secret_1' })).json;
+      expect(doc.sections.map((x: any) => x.content.type)).toEqual(['text/markdown', 'text/plain']);
+      const org = await sb.call('GET', '/v1/external/organizations/me', { key: 'k_org.sk_org_secret_1' });
+      expect(org.json.id).toBe('org_a');
+    } finally {
+      await sb.close();
+      await rm(dirPath, { recursive: true, force: true });
+    }
+  });
+
+  it('checks them: duplicates, locked paragraphs with text, blank paragraphs, issuers, updatedAt before createdAt', async () => {
+    const s = verbatim();
+    s.users![1].guid = 'f4c1e2d3-ann';
+    s.apiKeys!.push({ id: 'k_org2', secret: 'sk_org_secret_2', type: 'ORGANIZATION', issuedByUserId: 2 });
+    s.apiKeys!.push({ id: 'k_ws', secret: 'sk_ws_secret_01', type: 'WORKSPACE', workspaceGuid: 'wsAAAAAAAAAAAAA1', issuedByUserId: 1 });
+    const note = s.notes![0];
+    note.paragraphs!.push({ id: 7001, uuid: '6b1f0c8e-0d2a-4c55-9f10-1a2b3c4d5e6f', text: 'dup' }, { locked: true, text: 'secret' }, { text: '  ' });
+    note.summaries![0].updatedAt = '2026-01-01T00:00:00Z';
+    s.wordMemories!.push({ id: 300, scope: 'user', scopeId: 1, entry: 'Storm' });
+    const issues = await issuesOf(s);
+    const at = (path: string) => issues.find((i) => i.path === path)?.message;
+    expect(at('users[1].guid')).toMatch(/duplicate user guid f4c1e2d3-ann/);
+    expect(at('apiKeys[2].issuedByUserId')).toMatch(/user 2 is not an organization admin/);
+    expect(at('apiKeys[3].issuedByUserId')).toMatch(/only ORGANIZATION keys have an issuer/);
+    expect(at('notes[0].paragraphs[3].id')).toMatch(/duplicate id 7001/);
+    expect(at('notes[0].paragraphs[3].uuid')).toMatch(/duplicate uuid 6b1f0c8e/);
+    expect(at('notes[0].paragraphs[4].text')).toMatch(/a locked paragraph shows no text/);
+    expect(at('notes[0].paragraphs[5].text')).toMatch(/must not be blank/);
+    expect(at('notes[0].summaries[0].updatedAt')).toMatch(/must not be before createdAt/);
+    expect(at('wordMemories[2].id')).toMatch(/duplicate id 300/);
+  });
+});
+
 describe('readSeedFile', () => {
   let dir: string;
   beforeAll(async () => {

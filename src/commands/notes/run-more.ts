@@ -18,12 +18,15 @@ import { checkNoteGuid } from './run.js';
 
 // ---------------------------------------------------------------- API shapes (what the commands read)
 
+/** decisions.md §3.2; read tolerantly: `locked`, `diarizedSegments` and even `transcript` may be missing. */
 interface Paragraph {
   id: number;
   timeFrom: string;
   timeTo: string;
   speaker: string | null;
-  transcript: { content: string };
+  locked?: boolean;
+  diarizedSegments?: Array<{ content?: string; speaker?: { label?: string; personName?: string | null } | null }>;
+  transcript?: { content?: string };
 }
 interface Note {
   guid: string;
@@ -61,6 +64,25 @@ interface Summary {
   content: { type: string; content: string };
 }
 
+// ---------------------------------------------------------------- paragraphs as shown
+
+/** What stands for the text of a locked paragraph (content hidden by the plan). */
+export const LOCKED_TEXT = '[locked: hidden by your plan]';
+
+const segmentSpeaker = (d: NonNullable<Paragraph['diarizedSegments']>[number]) => d.speaker?.personName || d.speaker?.label || '';
+
+/** Who speaks in a paragraph: the speakers of its diarizedSegments in order (tagged name, else label), else `speaker`. */
+export function paragraphSpeakers(p: Paragraph): string[] {
+  const split = (p.diarizedSegments ?? []).map(segmentSpeaker).filter(Boolean);
+  if (split.length) return [...new Set(split)];
+  return p.speaker ? [p.speaker] : [];
+}
+
+/** The paragraph's text, or the locked marker. */
+export function paragraphText(p: Paragraph): string {
+  return p.locked ? LOCKED_TEXT : (p.transcript?.content ?? '');
+}
+
 // ---------------------------------------------------------------- columns
 
 const time = (iso: string) => new Date(iso).toISOString().slice(11, 19);
@@ -68,8 +90,8 @@ const PARAGRAPH_COLUMNS: Column[] = [
   { key: 'id', header: 'ID', kind: 'number' },
   { key: 'timeFrom', header: 'FROM (UTC)', get: (p) => time(p.timeFrom) },
   { key: 'timeTo', header: 'TO', get: (p) => time(p.timeTo) },
-  { key: 'speaker', header: 'SPEAKER' },
-  { key: 'transcript.content', header: 'TEXT', maxWidth: 80 },
+  { key: 'speaker', header: 'SPEAKER', get: (p) => paragraphSpeakers(p).join(', ') },
+  { key: 'transcript.content', header: 'TEXT', maxWidth: 80, get: paragraphText },
 ];
 const FOLDER_COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
@@ -217,7 +239,7 @@ export async function paragraphs(ctx: Context, guid: string, flags: ListFlags & 
   let shown = 0;
   let next: string | null = null;
   for await (const page of client.paginate<Paragraph>(ep, req, { pageSize: Math.min(ep.page!.max, limit ?? ep.page!.max), limit, cursor: flags.cursor })) {
-    for (const p of page.items) ctx.io.out(p.transcript.content.replace(/\s*\n\s*/g, ' ') + '\n');
+    for (const p of page.items) ctx.io.out(paragraphText(p).replace(/\s*\n\s*/g, ' ') + '\n');
     shown += page.items.length;
     next = page.nextCursor;
   }
@@ -391,9 +413,14 @@ export function exportMarkdown(note: Note, summary: Summary | null, paras: Parag
     ['URL', note.webUrl],
   ];
   const participants = note.participants.length ? note.participants.map((p) => `- ${p.name}${p.email ? ` <${p.email}>` : ''}`).join('\n') : '_No participants tagged._';
-  const transcript = paras.length
-    ? paras.map((p) => `[${offset(p.timeFrom)}–${offset(p.timeTo)}] ${p.speaker ? `${p.speaker}: ` : ''}${p.transcript.content}`).join('\n\n')
-    : '_No transcript._';
+  const spoken = (p: Paragraph) => {
+    if (p.locked) return `_${LOCKED_TEXT}_`;
+    const split = (p.diarizedSegments ?? []).filter((d) => d.content);
+    // A paragraph split by speaker reads as one turn per speaker.
+    if (split.length) return split.map((d) => `${segmentSpeaker(d) ? `${segmentSpeaker(d)}: ` : ''}${d.content}`).join(' ');
+    return `${p.speaker ? `${p.speaker}: ` : ''}${p.transcript?.content ?? ''}`;
+  };
+  const transcript = paras.length ? paras.map((p) => `[${offset(p.timeFrom)}–${offset(p.timeTo)}] ${spoken(p)}`).join('\n\n') : '_No transcript._';
   return [
     `# ${note.title}`,
     meta.map(([k, v]) => `- **${k}:** ${v}`).join('\n'),

@@ -25,6 +25,9 @@ interface ParagraphRow {
   time_to: string;
   speaker: string | null;
   content: string;
+  locked: boolean;
+  diarized_segments: Array<{ content: string; speaker: { label: string; personName: string | null } }>;
+  summary: { type: string; content: string } | null;
 }
 
 interface Section {
@@ -71,10 +74,23 @@ const SNIPPET_CONTEXT = 40;
 const SNIPPETS_PER_NOTE = 3;
 const SANDBOX_MARK = '> Sandbox output: drafted by the notevox sandbox from the transcript, not by a language model.';
 
-const paragraphs = (db: Db, guid: string) => db.all<ParagraphRow>('SELECT * FROM paragraphs WHERE note_guid = ? ORDER BY position', [guid]);
+/** The paragraphs of a note whose text the plan shows (locked ones are stored empty: nothing to search or draft from). */
+const paragraphs = (db: Db, guid: string) =>
+  db.all<Record<string, unknown>>('SELECT * FROM paragraphs WHERE note_guid = ? AND locked = 0 ORDER BY position', [guid]).map((r) => decodeRow('paragraphs', r) as unknown as ParagraphRow);
 
+/** decisions.md §3.2: a locked paragraph shows no text and no speaker split. */
 function paragraphJson(r: ParagraphRow) {
-  return { id: r.id, uuid: r.uuid, timeFrom: r.time_from, timeTo: r.time_to, speaker: r.speaker, transcript: { type: 'text/plain', content: r.content } };
+  return {
+    id: r.id,
+    uuid: r.uuid,
+    timeFrom: r.time_from,
+    timeTo: r.time_to,
+    speaker: r.speaker,
+    locked: r.locked,
+    diarizedSegments: r.locked ? [] : r.diarized_segments,
+    summary: r.summary,
+    transcript: { type: 'text/plain', content: r.locked ? '' : r.content },
+  };
 }
 
 const DOCUMENT_SELECT = `SELECT d.*, t.title AS template_title, t.owner_type AS template_owner_type, t.kind AS template_kind
@@ -229,7 +245,9 @@ export const notesExtraHandlers: HandlerMap = {
       size: query.size ?? PAGE_SIZES.paragraphs.default,
       keyOf: (r) => r.position,
       fetch: (after, limit) =>
-        rt.db.all('SELECT * FROM paragraphs WHERE note_guid = ? AND position > ? ORDER BY position LIMIT ?', [note!.guid, Number.isFinite(after) ? after : -1, limit]),
+        rt.db
+          .all<Record<string, unknown>>('SELECT * FROM paragraphs WHERE note_guid = ? AND position > ? ORDER BY position LIMIT ?', [note!.guid, Number.isFinite(after) ? after : -1, limit])
+          .map((r) => decodeRow('paragraphs', r) as unknown as ParagraphRow),
     });
     return { content: page.rows.map(paragraphJson), nextCursor: page.nextCursor };
   },
