@@ -44,7 +44,7 @@ __notevox_options() {
     'notes list ') __notevox_r='--all --cursor --folder --keyword --limit --org --workspace' ;;
     'notes paragraphs ') __notevox_r='--all --cursor --limit --plain' ;;
     'notes search ') __notevox_r='--folder --from --size --to --workspace' ;;
-    'notes share-link create ') __notevox_r='--password' ;;
+    'notes share-link create ') __notevox_r='--password --rotate' ;;
     'notes summaries get ') __notevox_r='--format --out' ;;
     'sandbox start ') __notevox_r='--fault-seed --faults --host --job-seconds --now --port --rate-limit --seed --state --transcriber-command --verbose' ;;
     'templates list ') __notevox_r='--managed --owner --workspace' ;;

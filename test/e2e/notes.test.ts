@@ -120,10 +120,13 @@ describe('notes sub-resource commands', () => {
   });
 
   describe('share links', () => {
-    it('creates a password link, prints the password once to stdout, and never stores it', async () => {
+    it('adds a password to the existing link (same URL), prints it once to stdout, and never stores it', async () => {
+      const before = await json(['notes', 'share-link', 'get', N.designCritique]);
+      expect(before.hasPassword).toBe(false);
       const created = await cli(['notes', 'share-link', 'create', N.designCritique, '--password', '--json']);
       expect(created.exitCode, created.stderr).toBe(0);
       const link = JSON.parse(created.stdout);
+      expect(link).toMatchObject({ shareId: before.shareId, shareUrl: before.shareUrl, hasPassword: true });
       expect(link.sharePassword).toMatch(/^[A-Za-z0-9]{16}$/);
       expect(created.stderr).toMatch(/shown only this once/);
       const again = await json(['notes', 'share-link', 'get', N.designCritique]);
@@ -131,19 +134,34 @@ describe('notes sub-resource commands', () => {
       expect(again.sharePassword).toBeUndefined();
       const stored = existsSync(tmp.dir) ? readdirSync(tmp.dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()) : [];
       for (const e of stored) expect(readFileSync(join(e.parentPath, e.name), 'utf8')).not.toContain(link.sharePassword);
-      const table = await ok(['notes', 'share-link', 'create', N.designCritique, '--password', '-o', 'table']);
-      expect(table.stdout).toMatch(/^PASSWORD\s+[A-Za-z0-9]{16}$/m);
+      // asked again: the link is kept and reported, no new password
+      const kept = await ok(['notes', 'share-link', 'create', N.designCritique, '--password', '-o', 'table']);
+      expect(kept.stdout).toMatch(new RegExp(`SHARE ID\\s+${link.shareId}`));
+      expect(kept.stdout).not.toMatch(/^PASSWORD\s+[A-Za-z0-9]{16}$/m);
+      expect(kept.stderr).toMatch(/already has a share link, password-protected.*kept it\. Use --rotate for a new link and a new password/);
+      // --rotate: a new link with a new password
+      const rotated = await ok(['notes', 'share-link', 'create', N.designCritique, '--password', '--rotate', '-o', 'table']);
+      expect(rotated.stdout).toMatch(/^PASSWORD\s+[A-Za-z0-9]{16}$/m);
+      expect(rotated.stdout).not.toContain(link.shareId);
+      expect(rotated.stderr).toMatch(/Deleted the old share link/);
     });
-    it('shows a link as a table, deletes it, then get is exit 5', async () => {
+    it('keeps a link without --rotate, makes a new one with it, deletes it, then get is exit 5', async () => {
       const table = await ok(['notes', 'share-link', 'get', N.designCritique, '-o', 'table']);
       expect(table.stdout).toMatch(/URL\s+https:\/\/\S+\/share\//);
       expect(table.stdout).toMatch(/PASSWORD PROTECTED\s+yes/);
-      const plain = await ok(['notes', 'share-link', 'create', N.designCritique, '-o', 'table']);
+      const before = await json(['notes', 'share-link', 'get', N.designCritique]);
+      const kept = await json(['notes', 'share-link', 'create', N.designCritique]);
+      expect(kept).toEqual(before);
+      const plain = await ok(['notes', 'share-link', 'create', N.designCritique, '--rotate', '-o', 'table']);
       expect(plain.stdout).toMatch(/PASSWORD PROTECTED\s+no/);
       expect(plain.stdout).not.toMatch(/^PASSWORD\s+[A-Za-z0-9]{16}$/m);
+      expect(plain.stdout).not.toContain(before.shareId);
       const del = await ok(['notes', 'share-link', 'delete', N.designCritique]);
       expect(del.stderr).toMatch(/Deleted the share link/);
       expect((await cli(['notes', 'share-link', 'get', N.designCritique])).exitCode).toBe(5);
+      const fresh = await ok(['notes', 'share-link', 'create', N.designCritique, '--json']);
+      expect(JSON.parse(fresh.stdout)).toMatchObject({ hasPassword: false });
+      expect(fresh.stderr).not.toMatch(/kept it/);
     });
     it('is exit 4 without edit rights on the note', async () => {
       const r = await cli(['notes', 'share-link', 'create', N.leadershipSync], token(DEMO_KEYS.member));

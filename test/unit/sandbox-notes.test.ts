@@ -139,20 +139,29 @@ describe('share links', () => {
     expect('sharePassword' in again).toBe(false);
     expect(Buffer.from(sb.db.export()).includes(Buffer.from(created.sharePassword!))).toBe(false);
   });
-  it('replaces a link: a new share id, and no password unless asked', async () => {
+  it('PUT on an existing link keeps its share id and URL and updates only the password setting (decisions.md §3.3)', async () => {
     const before = (await get(`/notes/${N.designCritique}/share-link`, K.wsAdmin)).json;
+    expect(before.hasPassword).toBe(true);
+    const kept = await sb.call('PUT', path(N.designCritique), { key: K.wsAdmin, body: { usePassword: true } });
+    expect(kept.json).toEqual(before); // it has a password already: no new one
     const r = await sb.call('PUT', path(N.designCritique), { key: K.wsAdmin });
     expect(r.status).toBe(200);
-    expect(r.json.shareId).not.toBe(before.shareId);
-    expect(r.json.hasPassword).toBe(false);
+    expect(r.json).toEqual({ ...before, hasPassword: false });
     expect(r.json.sharePassword).toBeUndefined();
+    const again = await sb.call('PUT', path(N.designCritique), { key: K.wsAdmin, body: { usePassword: true } });
+    expect(again.json).toMatchObject({ shareId: before.shareId, shareUrl: before.shareUrl, createdAt: before.createdAt, hasPassword: true });
+    expect(again.json.sharePassword).toMatch(/^[A-Za-z0-9]{16}$/);
   });
-  it('deletes with 204, then GET and DELETE are 404', async () => {
+  it('deletes with 204, then GET and DELETE are 404, and a later PUT makes a new share id', async () => {
+    const before = (await get(`/notes/${N.designCritique}/share-link`, K.wsAdmin)).json;
     const del = await sb.call('DELETE', path(N.designCritique), { key: K.wsAdmin });
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
     expectError(await get(`/notes/${N.designCritique}/share-link`, K.wsAdmin), 404, 404000);
     expectError(await sb.call('DELETE', path(N.designCritique), { key: K.wsAdmin }), 404, 404000);
+    const fresh = await sb.call('PUT', path(N.designCritique), { key: K.wsAdmin });
+    expect(fresh.json.shareId).not.toBe(before.shareId);
+    expect((await sb.call('DELETE', path(N.designCritique), { key: K.wsAdmin })).status).toBe(204);
   });
   it('needs edit rights (403003) and a user key (403002)', async () => {
     // Priya is a VIEWER of the LIMITED folder of the leadership sync.

@@ -46,10 +46,11 @@ export function registerNotesMore(notes: Command): void {
   examples(
     share
       .command('create <guid>')
-      .description('create or replace the share link (user keys); the old link stops working')
-      .option('--password', 'protect the link with a generated password, shown once')
+      .description('create the share link (user keys); a link that exists is kept and shown, unless --rotate')
+      .option('--password', 'protect the link with a generated password, shown once (added to a kept link that has none)')
+      .option('--rotate', 'delete the existing link first and make a new one: the old URL stops working')
       .action(action(load, 'shareLinkCreate')),
-    [`notevox notes share-link create ${G}`, `notevox notes share-link create ${G} --password --json`],
+    [`notevox notes share-link create ${G}`, `notevox notes share-link create ${G} --password --json`, `notevox notes share-link create ${G} --rotate`],
   );
   examples(share.command('delete <guid>').description('delete the share link').action(action(load, 'shareLinkDelete')), [`notevox notes share-link delete ${G}`]);
 

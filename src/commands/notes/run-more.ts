@@ -261,16 +261,42 @@ export async function shareLinkGet(ctx: Context, guid: string): Promise<void> {
   await printObject(ctx, res.data, SHARE_COLUMNS);
 }
 
-export async function shareLinkCreate(ctx: Context, guid: string, flags: { password?: boolean }): Promise<void> {
+interface ShareLink {
+  shareUrl: string;
+  hasPassword?: boolean;
+  sharePassword?: string;
+}
+
+/**
+ * Create a share link, keeping one that exists (a link already sent out keeps working, decisions.md §3.3): it is
+ * reported as it is, or, with --password when it has none, given a password (same URL). --rotate deletes it first,
+ * so the link is new (and the old URL stops working).
+ */
+export async function shareLinkCreate(ctx: Context, guid: string, flags: { password?: boolean; rotate?: boolean }): Promise<void> {
+  const params = { noteGuid: checkNoteGuid(guid) };
   const client = await ctx.client();
-  const res = await client.call<{ shareUrl: string; sharePassword?: string }>(endpoint('notes.shareLink.put'), {
-    params: { noteGuid: checkNoteGuid(guid) },
-    body: { usePassword: Boolean(flags.password) },
-  });
+  let existing: ShareLink | undefined;
+  try {
+    existing = (await client.call<ShareLink>(endpoint('notes.shareLink.get'), { params })).data;
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 404)) throw e;
+  }
+  if (existing && flags.rotate) {
+    await client.call(endpoint('notes.shareLink.delete'), { params });
+    ctx.io.info(`Deleted the old share link of ${guid} (${existing.shareUrl}); it no longer works.`);
+    existing = undefined;
+  }
+  if (existing && (!flags.password || existing.hasPassword)) {
+    await printObject(ctx, existing, SHARE_COLUMNS);
+    const password = existing.hasPassword ? ', password-protected (the password was shown when it was made)' : '';
+    ctx.io.info(`Note ${guid} already has a share link${password}; kept it. Use --rotate for a new link${flags.password ? ' and a new password' : ''}.`);
+    return;
+  }
+  const res = await client.call<ShareLink>(endpoint('notes.shareLink.put'), { params, body: { usePassword: Boolean(flags.password) } });
   const hasSecret = res.data.sharePassword !== undefined;
   await printObject(ctx, res.data, hasSecret ? [...SHARE_COLUMNS, { key: 'sharePassword', header: 'PASSWORD' }] : SHARE_COLUMNS);
   if (hasSecret) ctx.io.warn('the share password is shown only this once: neither the service nor notevox keeps it. Store it now.');
-  ctx.io.success(`Share link of ${guid}: ${res.data.shareUrl}`);
+  ctx.io.success(existing ? `Added a password to the share link of ${guid}: ${res.data.shareUrl}` : `Share link of ${guid}: ${res.data.shareUrl}`);
 }
 
 export async function shareLinkDelete(ctx: Context, guid: string): Promise<void> {

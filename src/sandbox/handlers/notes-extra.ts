@@ -266,18 +266,26 @@ export const notesExtraHandlers: HandlerMap = {
     return shareLinkJson(link);
   },
 
+  /**
+   * Creates the link, or (decisions.md §3.3) updates the password setting of the existing one, which keeps its
+   * shareId and shareUrl: a link already sent out keeps working. A password is made (and answered once) when one
+   * is asked for and the link has none; a link that has one keeps it.
+   */
   'notes.shareLink.put': (ctx) => {
     const note = requireEditable(ctx, 'change the share link');
-    const shareId = randomAlnum(SHARE_ID_LENGTH);
-    const password = ctx.body?.usePassword ? randomAlnum(SHARE_PASSWORD_LENGTH) : undefined;
+    const existing = getShareLink(ctx.rt.db, note.guid) as (ShareLinkRow & { password_salt: string | null }) | undefined;
+    const wantsPassword = Boolean(ctx.body?.usePassword);
+    const keepPassword = wantsPassword && existing?.password_hash != null;
+    const password = wantsPassword && !keepPassword ? randomAlnum(SHARE_PASSWORD_LENGTH) : undefined;
     const salt = password !== undefined ? newSalt() : null;
+    const shareId = existing?.share_id ?? randomAlnum(SHARE_ID_LENGTH);
     const row: ShareLinkRow & { password_salt: string | null } = {
       note_guid: note.guid,
       share_id: shareId,
-      share_url: `${WEB_APP_URL}/share/${shareId}`,
-      password_salt: salt,
-      password_hash: password !== undefined ? hashSecret(password, salt!) : null,
-      created_at: ctx.rt.clock.now().toISOString(),
+      share_url: existing?.share_url ?? `${WEB_APP_URL}/share/${shareId}`,
+      password_salt: keepPassword ? existing!.password_salt : salt,
+      password_hash: keepPassword ? existing!.password_hash : password !== undefined ? hashSecret(password, salt!) : null,
+      created_at: existing?.created_at ?? ctx.rt.clock.now().toISOString(),
     };
     ctx.rt.db.run(
       `INSERT OR REPLACE INTO share_links (note_guid, share_id, share_url, password_salt, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
