@@ -222,9 +222,13 @@ describe('document generation', () => {
       expectError(r, 400, 400000);
     }
   });
-  it('refuses templates the caller may not use with 403003', async () => {
-    // Marco (product admin, owner of the note): Dana's USER template, the support workspace's template, an unknown id.
-    for (const templateId of [T.interviewDebrief, T.escalationReport, 999]) expectError(await generate(N.launchKickoff, K.wsAdmin, { templateId, locale: 'en_US' }), 403, 403003);
+  it('refuses templates the caller may not use with 403003, and a template id that does not exist with 404000', async () => {
+    // Marco (product admin, owner of the note): Dana's USER template, the support workspace's template.
+    for (const templateId of [T.interviewDebrief, T.escalationReport]) expectError(await generate(N.launchKickoff, K.wsAdmin, { templateId, locale: 'en_US' }), 403, 403003);
+    // decisions.md §5.3: an unknown id is 404000
+    const unknown = await generate(N.launchKickoff, K.wsAdmin, { templateId: 999, locale: 'en_US' });
+    expectError(unknown, 404, 404000);
+    expect(unknown.json.error.message).toContain('template 999');
     // …but the workspace's and the organization's templates are fine
     for (const templateId of [T.designReview, T.customerCallReport]) expect((await generate(N.launchKickoff, K.wsAdmin, { templateId, locale: 'en_US' })).status).toBe(201);
     // a user's own template

@@ -1,7 +1,7 @@
 import type { DocumentFormat } from '../../contract/enums.js';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { ApiError } from '../../client/errors.js';
+import { ApiError, withBetterHint } from '../../client/errors.js';
 import { endpoint } from '../../contract/endpoints.js';
 import { DOCUMENT_LOCALES, LIMITS } from '../../contract/limits.js';
 import { parseIsoInstant } from '../../dates.js';
@@ -359,7 +359,11 @@ export async function documentsGenerate(ctx: Context, guid: string, flags: { tem
   const spinner = ctx.io.spinner('Generating the document…');
   let res;
   try {
-    res = await client.call<{ documentId: number; document: NoteDocument }>(endpoint('notes.documents.generate'), { params: { noteGuid: guid }, body: { templateId, locale } });
+    res = await withBetterHint(
+      () => client.call<{ documentId: number; document: NoteDocument }>(endpoint('notes.documents.generate'), { params: { noteGuid: guid }, body: { templateId, locale } }),
+      // decisions.md §5.3: a template id that does not exist is 404, like a note that does not.
+      (e) => (e.status === 404 && /template/i.test(e.apiMessage) ? `There is no template ${templateId}: \`notevox templates list\` shows the ones you may use.` : undefined),
+    );
   } catch (e) {
     spinner.stop();
     throw e;

@@ -316,8 +316,10 @@ export const notesExtraHandlers: HandlerMap = {
     const { rt, principal: p, body } = ctx;
     const note = isUserKey(p) ? requireEditable(ctx, 'generate documents') : ctx.note!;
     const template = getTemplate(rt.db, body.templateId);
+    // decisions.md §5.3: a template id that does not exist is 404000; one the caller may not use, 403003.
+    if (!template) throw notFound(`template ${body.templateId}`);
     const noteWorkspaces = note.workspace_guid !== null ? [note.workspace_guid] : [];
-    if (!template || !templateUsable(p, template, noteWorkspaces))
+    if (!templateUsable(p, template, noteWorkspaces))
       throw forbidden(`template ${body.templateId} is not available for this note`, 'use a managed template, your own, one of the note\'s workspace or one of the organization');
     const at = rt.clock.now().toISOString();
     const sections = draftSections(template, paragraphs(rt.db, note.guid), at);
