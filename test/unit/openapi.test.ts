@@ -153,6 +153,10 @@ describe('the sandbox against docs/openapi.json', () => {
     // ---- meta and identity ----
     await call('scopes.list');
     await call('auth.me', { key: K.admin });
+    // decisions.md §2.2: the plain paths, and their auth/ aliases
+    await call('organizations.me', { key: K.admin });
+    await call('workspaces.reachable', { key: K.admin });
+    await call('workspaces.me', { key: K.boundUser });
     await call('auth.organization', { key: K.admin });
     await call('auth.workspaces', { key: K.admin });
     await call('auth.workspace', { key: K.boundUser });
