@@ -51,14 +51,7 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-export const PROXY_VARS = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] as const;
-
 const pick = (env: NodeJS.ProcessEnv, ...names: string[]) => names.map((n) => env[n]?.trim()).find(Boolean);
-
-/** Whether any HTTP proxy variable is set (NO_PROXY alone changes nothing). */
-export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
-  return PROXY_VARS.some((v) => Boolean(env[v]?.trim()));
-}
 
 /** The proxy URL the variables give for this scheme (the lower-case name wins; HTTP_PROXY serves https:// too). */
 function proxyVariable(protocol: string, env: NodeJS.ProcessEnv): string | undefined {
