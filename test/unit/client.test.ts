@@ -578,6 +578,16 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       expect(err).toMatchObject({ exitCode: EXIT.USAGE });
     });
 
+    it('keeps the key out of traces and errors when a server echoes it back', async () => {
+      const { pool, client, lines } = await setup(transport, { debug: true });
+      const echo = `you sent ${KEY} / Bearer ${KEY}`;
+      pool.intercept({ path: NOTES }).reply(401, envelope(401, ERROR_CODES.AUTH_INACTIVE, echo, echo), { headers: { 'www-authenticate': `Bearer realm="${KEY}"`, 'x-request-id': KEY } });
+      const err = await rejection(client.call(ep()));
+      const all = [...lines, err.message, err.hint, JSON.stringify(err.headers), err.rawBody, JSON.stringify(explainError(err))].join('\n');
+      expect(all).toContain('401 unauthorized');
+      expect(all).not.toContain(KEY.split('.')[1]);
+    });
+
     it('traces requests and responses under debug, headers from the allow-list only', async () => {
       const { pool, client, lines } = await setup(transport, { debug: true });
       pool
