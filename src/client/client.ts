@@ -374,6 +374,7 @@ export function createClient(opts: ClientOptions): ApiClient {
       return { ok: true, res: { status: res.status, headers: res.headers, rawBody: res.rawBody } };
     } catch (err) {
       if (p.signal?.aborted) throw p.signal.reason ?? err;
+      if (err instanceof CliError) throw err; // from the body being sent (a file that shrank while uploading)
       const failure = classifyNetworkError(err);
       if (!failure) {
         const message = err instanceof Error ? err.message : String(err);

@@ -66,6 +66,7 @@ export function createNodeTransport(): Transport {
         settled = true;
         cleanup();
         req.destroy();
+        if (typeof w.body === 'object') w.body.destroy(); // closes the file being uploaded
         reject(err);
       };
       const onAbort = () => fail(w.signal.reason);

@@ -93,6 +93,7 @@ export function createUndiciTransport(o: UndiciTransportOptions): Transport {
       // up on our side at once, and end the request as soon as undici hands it a connection (or close() does).
       const onAbort = () => {
         controller?.abort(w.signal.reason);
+        if (typeof w.body === 'object') w.body.destroy(); // closes the file being uploaded
         finish(w.signal.reason);
       };
       if (w.signal.aborted) return finish(w.signal.reason);

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { truncateSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -682,6 +683,16 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       expect(err).toMatchObject({ status: 403, code: ERROR_CODES.UPLOAD_SIGNATURE, exitCode: EXIT.FORBIDDEN });
       expect(err.hint).toMatch(/expired/);
       expect((await rejection(client.upload(`${pool.base}/u`, { file: path, size: 4, contentType: 'audio/mpeg' }))).exitCode).toBe(EXIT.USAGE);
+    });
+
+    it('a file that shrinks while it is sent: a usage error naming it, not a network failure', async () => {
+      const path = await file('c.wav', Buffer.alloc(1_000_000, 2));
+      const { pool, client } = await setup(transport);
+      pool.intercept({ path: '/u', method: 'PUT' }).reply(200, '');
+      const shrink = () => truncateSync(path, 10);
+      const err = await rejection(client.upload(`${pool.base}/u`, { file: path, size: 1_000_000, contentType: 'audio/wav', onProgress: shrink }));
+      expect(err).toMatchObject({ message: `${path} shrank while it was being uploaded`, exitCode: EXIT.USAGE });
+      pool.unmatched.length = 0; // the server may or may not have seen the cut request
     });
 
     it('has no total timeout, but a server that takes the file and never answers times out', async () => {
