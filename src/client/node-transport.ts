@@ -29,6 +29,9 @@ function flattenHeaders(raw: IncomingMessage['headers']): Record<string, string>
   return out;
 }
 
+/** How long a kept-alive connection may stay unused. */
+const IDLE_MS = 10_000;
+
 const closed = (cause?: Error) => Object.assign(new Error('the connection closed before the answer was complete', { cause }), { code: 'CONNECTION_CLOSED' });
 
 export function createNodeTransport(): Transport {
@@ -45,7 +48,9 @@ export function createNodeTransport(): Transport {
     let agent = agents.get(protocol);
     if (!agent) {
       const mod = protocol === 'https:' ? builtin.https() : builtin.http();
-      agent = new mod.Agent({ keepAlive: true });
+      // `timeout` closes idle connections, and lets the agent honour a server's `Keep-Alive: timeout=N` (closing
+      // them a second before the server would), so that a request is not sent on a connection being closed.
+      agent = new mod.Agent({ keepAlive: true, timeout: IDLE_MS });
       agents.set(protocol, agent);
     }
     return agent;

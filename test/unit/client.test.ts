@@ -745,6 +745,17 @@ describe('choosing the transport (auto)', () => {
     expect(pool.seen[0].port).not.toBe(pool.seen[1].port);
   });
 
+  it("node:http drops a kept-alive connection before the server's Keep-Alive timeout ends it", async () => {
+    const { pool, client } = await setup('node');
+    pool.server.keepAliveTimeout = 2000; // announced as `Keep-Alive: timeout=2`
+    pool.intercept({ path: NOTES }).reply(200, { n: 1 }).times(3);
+    await client.call(ep());
+    await client.call(ep());
+    await new Promise((r) => setTimeout(r, 1300)); // past the announced timeout less the agent's 1 s margin
+    await client.call(ep());
+    expect(pool.seen[2].port).not.toBe(pool.seen[1].port);
+  });
+
   it('undici once requests overlap (a pool, as wm import runs them)', async () => {
     const { lines, pool } = await traced(async (c, p) => {
       p.intercept({ path: NOTES }).reply(200, { n: 1 }).times(5);
