@@ -63,6 +63,8 @@ describe('--timeout bounds everything', () => {
       expect(r.stderr).toMatch(/hint: .*raise --timeout \(now 2s\)/);
       // Not a speed target: a guard against the hang (before the fix it waited for minutes until killed).
       expect(seconds).toBeLessThan(15);
+      // The CLI may exit before this process has read what it sent: give the proxy a moment.
+      for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
       expect(seen).toEqual(['CONNECT api.example.test:443']);
     } finally {
       await proxy.close();
