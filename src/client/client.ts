@@ -1,20 +1,22 @@
 /**
- * The HTTP client: builds requests from the endpoint table, retries what is safe to repeat,
- * traces under --debug, and turns failures into typed errors. undici loads on the first request.
+ * The HTTP client: builds requests from the endpoint table, retries what is safe to repeat, bounds every attempt,
+ * traces under --debug, and turns failures into typed errors. Two transports serve it (see transport.ts):
+ * node:http for plain requests made one at a time, undici (loaded on first use) for proxies, uploads and
+ * requests in flight at once.
  */
 
 import { open, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { STATUS_CODES } from 'node:http';
-import type { Dispatcher } from 'undici';
+import { isLoopbackHost } from '../config/baseurl.js';
 import { API_PREFIX, type PageSpec } from '../contract/limits.js';
 import type { EndpointSchemas } from '../contract/endpoint-schemas.js';
 import type { Endpoint, PathParams } from '../contract/types.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
-import { ApiError, NetworkError, notLoggedIn } from './errors.js';
+import { ApiError, NetworkError, notLoggedIn, redirectError, statusText } from './errors.js';
+import { createNodeTransport } from './node-transport.js';
 import { redact, safeUrl, traceHeaderLines } from './redact.js';
 import { backoffMs, classifyNetworkError, formatSeconds, RETRYABLE_STATUSES, SAFE_METHODS, type NetFailure } from './retry.js';
-import { createDispatcher, describeProxy } from './transport.js';
+import { describeProxy, proxyFor, watchdog, type Transport, type TransportKind, type WireResponse } from './transport.js';
 
 export { ApiError, NetworkError, explainError } from './errors.js';
 export { parseRateLimit } from './retry.js';
@@ -35,7 +37,10 @@ export interface RetryEvent {
 export interface ClientOptions {
   baseUrl: string;
   apiKey?: string;
-  /** Total time per attempt (connect, headers and body), default 30000. Uploads use it as an idle timeout. */
+  /**
+   * Total time per attempt (connect, proxy handshake, headers and body), default 30000; also the longest silence
+   * while sending or receiving. Uploads have no total, only the silence. A timed-out attempt is not repeated.
+   */
   timeoutMs?: number;
   /** Default 10000 (never more than timeoutMs). */
   connectTimeoutMs?: number;
@@ -57,8 +62,13 @@ export interface ClientOptions {
   env?: NodeJS.ProcessEnv;
   /** The error for an endpoint that needs a key when none is set (default: a generic "not logged in", exit 3). */
   notLoggedIn?: () => Error;
-  /** An undici Dispatcher to use instead of the client's own (tests inject a MockAgent); not closed by close(). */
+  /** An undici Dispatcher to use for every request (tests inject a MockAgent); implies the undici transport; not closed by close(). */
   dispatcher?: unknown;
+  /**
+   * `auto` (the default): node:http for plain requests made one at a time, undici for proxies, uploads, and once
+   * requests overlap. `node` or `undici` force one (tests run the same cases on both; node cannot use a proxy).
+   */
+  transport?: 'auto' | TransportKind;
 }
 
 export type QueryValue = string | number | boolean | undefined | null | string[];
@@ -124,25 +134,29 @@ export interface ApiClient {
 export const CLIENT_DEFAULTS = { timeoutMs: 30_000, connectTimeoutMs: 10_000, maxRetries: 3, maxTotalWaitMs: 60_000 } as const;
 const CURSOR_PARAM = 'cursor';
 
+/** What a streamed body tells the watchdog: a chunk went out, the last one went out. */
+interface BodyProgress {
+  sent(): void;
+  done(): void;
+}
+
 interface Prepared {
   method: string;
   url: URL;
   headers: Record<string, string>;
   /** JSON text, or a factory for a fresh stream per attempt. */
-  body?: string | (() => Readable);
+  body?: string | ((progress: BodyProgress) => Readable);
   retryable: boolean;
   signal?: AbortSignal;
-  /** Apply the total per-attempt timeout (uploads only get undici's idle timeouts). */
+  /** Bound the whole attempt by the timeout (uploads are bound by silences only). */
   totalTimeout: boolean;
   /** Hide the query in traces (signed upload URLs). */
   hideQuery?: boolean;
+  /** The proxy this request goes through (proxyFor). */
+  proxy?: URL;
 }
 
-interface Received {
-  status: number;
-  headers: Record<string, string>;
-  rawBody: string;
-}
+type Received = Omit<WireResponse, 'statusText'>;
 
 type Attempt = { ok: true; res: Received } | { ok: false; failure: NetFailure };
 
@@ -155,12 +169,6 @@ interface Failure {
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
-
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}
 
 /** `?a=1&b=x&b=y`, skipping undefined and null, repeating arrays; '' when empty. */
 export function buildQuery(query: Record<string, QueryValue> | undefined): string {
@@ -226,7 +234,7 @@ const UPLOAD_CHUNK = 256 * 1024;
  * socket may still hold the previous one), counting progress. Faster than a piped ReadStream with
  * a counting Transform, and memory stays at a few chunks whatever the file size.
  */
-async function* readChunks(file: string, size: number, onProgress?: (bytes: number) => void): AsyncGenerator<Uint8Array> {
+async function* readChunks(file: string, size: number, progress: BodyProgress, onProgress?: (bytes: number) => void): AsyncGenerator<Uint8Array> {
   const fh = await open(file, 'r');
   try {
     let sent = 0;
@@ -236,8 +244,11 @@ async function* readChunks(file: string, size: number, onProgress?: (bytes: numb
       if (bytesRead === 0) throw new CliError(`${file} shrank while it was being uploaded`, { exitCode: EXIT.USAGE });
       sent += bytesRead;
       yield bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
+      // Here when the consumer asks for more: the chunk has been taken.
+      progress.sent();
       onProgress?.(sent);
     }
+    progress.done();
   } finally {
     await fh.close();
   }
@@ -264,25 +275,36 @@ export function createClient(opts: ClientOptions): ApiClient {
     if (opts.debug) lines.forEach(log);
   };
 
-  let dispatcher: Promise<Dispatcher> | undefined;
-  const ownsDispatcher = opts.dispatcher === undefined;
-  const getDispatcher = (): Promise<Dispatcher> => {
-    if (!dispatcher) {
-      if (!ownsDispatcher) {
-        dispatcher = Promise.resolve(opts.dispatcher as Dispatcher);
-      } else {
-        const proxy = describeProxy(env);
-        if (proxy) trace([proxy]);
-        dispatcher = createDispatcher({ timeoutMs, connectTimeoutMs }, env).catch((err: unknown) => {
-          dispatcher = undefined;
-          // The message could quote a proxy URL with its password: name the variables instead.
-          if (proxy) throw new UsageError('cannot use the proxy settings (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)', 'Check the proxy URL, e.g. http://proxy.example:3128.');
-          throw err;
-        });
-      }
-    }
-    return dispatcher;
+  const forced: TransportKind | undefined = opts.dispatcher !== undefined ? 'undici' : opts.transport === 'auto' ? undefined : opts.transport;
+  const transports: Partial<Record<TransportKind, Promise<Transport>>> = {};
+  const getTransport = (kind: TransportKind): Promise<Transport> => {
+    const made = (transports[kind] ??=
+      kind === 'node'
+        ? Promise.resolve(createNodeTransport())
+        : import('./undici-transport.js').then((m) =>
+            m.createUndiciTransport({ connectMs: Math.min(connectTimeoutMs, timeoutMs), idleMs: timeoutMs, dispatcher: opts.dispatcher as never }),
+          ));
+    made.catch(() => delete transports[kind]);
+    return made;
   };
+  /** Requests in flight; once two overlap the client becomes a pool (undici) for the rest of its life. */
+  let inFlight = 0;
+  let pooled = false;
+  const traced = new Set<string>();
+  const traceOnce = (line: string | undefined) => {
+    if (line && !traced.has(line)) {
+      traced.add(line);
+      trace([line]);
+    }
+  };
+
+  /** Which transport serves this request, and why undici when it does (for --debug). */
+  function choose(p: Prepared): TransportKind {
+    if (forced) return forced;
+    const why = p.proxy ? 'a proxy' : typeof p.body === 'function' ? 'an upload' : pooled ? 'requests in flight at once' : undefined;
+    if (why) traceOnce(`transport: undici (${why})`);
+    return why ? 'undici' : 'node';
+  }
 
   function headersFor(extra: Record<string, string> | undefined, auth: boolean, json: boolean): Record<string, string> {
     const h: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent };
@@ -290,6 +312,13 @@ export function createClient(opts: ClientOptions): ApiClient {
     for (const [k, v] of Object.entries(extra ?? {})) h[k.toLowerCase()] = v;
     if (auth && key) h.authorization = `Bearer ${key}`;
     return h;
+  }
+
+  /** The proxy for `url` (none for loopback hosts), traced once under --debug. */
+  function proxyOf(url: URL): URL | undefined {
+    const decision = proxyFor(url, env);
+    traceOnce(describeProxy(url, decision, env));
+    return decision.proxy;
   }
 
   function prepare(method: string, url: URL, req: Omit<CallRequest, 'params'>, auth: boolean, retryable: boolean): Prepared {
@@ -302,35 +331,51 @@ export function createClient(opts: ClientOptions): ApiClient {
       retryable,
       signal: req.signal,
       totalTimeout: true,
+      proxy: proxyOf(url),
     };
   }
 
   async function attempt(p: Prepared, n: number): Promise<Attempt> {
-    const d = await getDispatcher();
+    if (inFlight > 0) pooled = true;
+    inFlight++;
+    try {
+      return await attemptOn(await getTransport(choose(p)), p, n);
+    } finally {
+      inFlight--;
+    }
+  }
+
+  async function attemptOn(transport: Transport, p: Prepared, n: number): Promise<Attempt> {
     stats.requests++;
     const started = now();
     trace([`> ${p.method} ${safeUrl(p.url, p.hideQuery)}`, ...traceHeaderLines('>', p.headers)]);
-    const timer = p.totalTimeout ? new AbortController() : undefined;
-    const handle = timer ? setTimeout(() => timer.abort(), timeoutMs) : undefined;
-    const signals = [p.signal, timer?.signal].filter((s): s is AbortSignal => s !== undefined);
+    const streamed = typeof p.body === 'function';
+    const dog = watchdog({
+      connectMs: Math.min(connectTimeoutMs, timeoutMs),
+      idleMs: timeoutMs,
+      totalMs: p.totalTimeout ? timeoutMs : undefined,
+      proxied: p.proxy !== undefined,
+      streamedBody: streamed,
+    });
+    // One signal for the transport: the watchdog fired, or the caller gave up.
+    const stop = new AbortController();
+    dog.fired.catch((timeout: unknown) => stop.abort(timeout));
+    const onCallerAbort = () => stop.abort(p.signal?.reason);
+    if (p.signal?.aborted) onCallerAbort();
+    else p.signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      const res = await d.request({
-        origin: p.url.origin,
-        path: p.url.pathname + p.url.search,
-        method: p.method as Dispatcher.HttpMethod,
-        headers: p.headers,
-        body: typeof p.body === 'function' ? p.body() : p.body,
-        signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
-      });
-      const rawBody = await res.body.text();
-      const headers = flattenHeaders(res.headers);
-      if (res.statusCode === 429) stats.rateLimited++;
-      const statusText = STATUS_CODES[res.statusCode] ?? '';
-      trace([`< ${res.statusCode} ${statusText} ${now() - started}ms attempt ${n}`, ...traceHeaderLines('<', headers)]);
-      return { ok: true, res: { status: res.statusCode, headers, rawBody } };
+      const body = typeof p.body === 'function' ? p.body({ sent: dog.sent, done: dog.bodyDone }) : p.body;
+      const sending = transport.send({ method: p.method, url: p.url, headers: p.headers, body, proxy: p.proxy, signal: stop.signal, progress: dog.progress });
+      sending.catch(() => {});
+      // The race makes the watchdog final even if a transport were slow to give up.
+      const res = await Promise.race([sending, dog.fired]);
+      if (res.status === 429) stats.rateLimited++;
+      trace([`< ${res.status} ${statusText(res.status) ?? res.statusText} ${now() - started}ms attempt ${n}`, ...traceHeaderLines('<', res.headers)]);
+      return { ok: true, res: { status: res.status, headers: res.headers, rawBody: res.rawBody } };
     } catch (err) {
       if (p.signal?.aborted) throw p.signal.reason ?? err;
-      const failure = classifyNetworkError(err, timer?.signal.aborted ? timeoutMs : undefined);
+      if (err instanceof CliError) throw err; // from the body being sent (a file that shrank while uploading)
+      const failure = classifyNetworkError(err);
       if (!failure) {
         const message = err instanceof Error ? err.message : String(err);
         throw new CliError(redact(`${p.method} ${p.url.host} failed: ${message}`, key), { exitCode: EXIT.UNEXPECTED });
@@ -338,17 +383,27 @@ export function createClient(opts: ClientOptions): ApiClient {
       trace([`< ${failure.code} ${failure.reason} ${now() - started}ms attempt ${n}`]);
       return { ok: false, failure };
     } finally {
-      if (handle) clearTimeout(handle);
+      dog.stop();
+      p.signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
   /** What went wrong with a failed attempt, and whether it is worth repeating. */
   function judge(result: Attempt, p: Prepared, n: number): Failure {
     if (!result.ok) {
-      const error = new NetworkError({ target: p.url.host, failure: result.failure, attempts: n, key });
+      const error = new NetworkError({
+        target: p.url.host,
+        failure: result.failure,
+        attempts: n,
+        key,
+        loopback: isLoopbackHost(p.url.hostname),
+        proxy: p.proxy?.host,
+        timeoutMs,
+      });
       return { error, retryable: result.failure.retryable, reason: result.failure.reason };
     }
     const { status } = result.res;
+    if (status >= 300 && status < 400) return { error: redirectError(result.res, p.url, key), status, retryable: false, reason: `${status} redirect` };
     const error = ApiError.fromResponse(result.res, { key, nowMs: now() });
     const ra = error.retryAfterSeconds;
     const what = status === 429 ? 'rate limited' : error.errorType;
@@ -446,9 +501,9 @@ export function createClient(opts: ClientOptions): ApiClient {
     });
     if (!st.isFile()) throw new UsageError(`${o.file} is not a file`);
     if (st.size !== o.size) throw new UsageError(`${o.file} is ${st.size} bytes, not the ${o.size} announced`);
-    const body = () => Readable.from(readChunks(o.file, o.size, o.onProgress), { objectMode: false, highWaterMark: UPLOAD_CHUNK });
+    const body = (progress: BodyProgress) => Readable.from(readChunks(o.file, o.size, progress, o.onProgress), { objectMode: false, highWaterMark: UPLOAD_CHUNK });
     const headers = { ...headersFor(undefined, false, false), 'content-type': o.contentType, 'content-length': String(o.size) };
-    const p: Prepared = { method: 'PUT', url: target, headers, body, retryable: false, signal: o.signal, totalTimeout: false, hideQuery: true };
+    const p: Prepared = { method: 'PUT', url: target, headers, body, retryable: false, signal: o.signal, totalTimeout: false, hideQuery: true, proxy: proxyOf(target) };
     const res = await execute(p);
     return { status: res.status };
   }
@@ -461,9 +516,9 @@ export function createClient(opts: ClientOptions): ApiClient {
     paginate,
     upload,
     async close() {
-      const d = dispatcher;
-      dispatcher = undefined;
-      if (d && ownsDispatcher) await (await d).close();
+      const open = Object.values(transports);
+      for (const k of Object.keys(transports) as TransportKind[]) delete transports[k];
+      await Promise.all(open.map(async (t) => (await t.catch(() => undefined))?.close()));
     },
   };
 }

@@ -1,11 +1,13 @@
 /** Typed errors of the HTTP client, and the one place that turns any error into message, hint and exit code. */
 
-import { STATUS_CODES } from 'node:http';
 import { errorTypeForStatus } from '../contract/errors.js';
-import { CliError, EXIT, exitCodeForStatus } from '../errors.js';
-import { hintFor, NETWORK_HINT, NOT_LOGGED_IN_HINT } from './hints.js';
+import { CliError, EXIT, exitCodeForStatus, type ExitCode } from '../errors.js';
+import { hintFor, NETWORK_HINT, networkHint, NOT_LOGGED_IN_HINT } from './hints.js';
 import { redact } from './redact.js';
-import { parseRetryAfter, type NetFailure } from './retry.js';
+import { formatSeconds, parseRetryAfter, type NetFailure } from './retry.js';
+
+/** "Not Found" for 404. node:http through getBuiltinModule: see node-transport.ts for why not `import`. */
+export const statusText = (status: number): string | undefined => process.getBuiltinModule('node:http').STATUS_CODES[status];
 
 const MAX_MESSAGE = 300;
 
@@ -24,7 +26,7 @@ interface ParsedBody {
 
 /** Read an error body: the envelope, the older 401 body, or anything else (decisions.md §1.3–1.4). */
 function parseErrorBody(status: number, rawBody: string): ParsedBody {
-  const fallback = STATUS_CODES[status] ?? `HTTP ${status}`;
+  const fallback = statusText(status) ?? `HTTP ${status}`;
   let json: unknown;
   try {
     json = JSON.parse(rawBody);
@@ -90,14 +92,17 @@ export class ApiError extends CliError {
     hint?: string;
     rawBody?: string;
     key?: string;
+    /** Instead of `{status} {errorType}: {apiMessage}` and the status's exit code (redirects). */
+    message?: string;
+    exitCode?: ExitCode;
   }) {
     const { key } = init;
     const apiMessage = oneLine(init.apiMessage, key);
     const detail = init.detail ? oneLine(init.detail, key) : null;
     const codeText = init.code !== undefined ? `, code ${init.code}` : '';
     const detailText = detail && !apiMessage.includes(detail) ? ` (${detail})` : '';
-    super(`${init.status} ${init.errorType}${codeText}: ${apiMessage}${detailText}`, {
-      exitCode: exitCodeForStatus(init.status),
+    super(init.message !== undefined ? oneLine(init.message, key) : `${init.status} ${init.errorType}${codeText}: ${apiMessage}${detailText}`, {
+      exitCode: init.exitCode ?? exitCodeForStatus(init.status),
       hint: init.hint !== undefined ? oneLine(init.hint, key) : undefined,
       errorType: init.errorType,
       code: init.code,
@@ -127,20 +132,76 @@ export class ApiError extends CliError {
   }
 }
 
+/**
+ * The service redirected (3xx). notevox does not follow redirects (the key would go along to wherever they
+ * point): the base URL is most likely wrong, or the service moved. Exit 2, like any other setting to fix.
+ */
+export function redirectError(res: { status: number; headers: Record<string, string>; rawBody: string }, from: URL, key?: string): ApiError {
+  const location = res.headers.location?.trim();
+  let to: URL | undefined;
+  try {
+    to = location ? new URL(location, from) : undefined;
+  } catch {}
+  const what = `${res.status}${statusText(res.status) ? ` ${statusText(res.status)}` : ''}`;
+  // The host, or the whole origin when the scheme or port changes too (http://… → https://…).
+  const where = to ? (to.protocol !== from.protocol || to.port !== from.port ? to.origin : to.host) : undefined;
+  const message = where ? `the server redirected to ${where}; check --base-url` : `the server answered ${what} without saying where to; check --base-url`;
+  const hint = to
+    ? `${from.origin} answered ${what} to ${to.origin}${to.pathname}. notevox does not follow redirects (the API key would go along): if the service moved, use its address (--base-url, NOTEVOX_BASE_URL, or \`notevox auth login --base-url …\`).`
+    : `Check the base URL (\`notevox auth status\`): ${from.origin} does not answer like the service.`;
+  return new ApiError({ status: res.status, errorType: 'redirect', apiMessage: message, message, exitCode: EXIT.USAGE, headers: res.headers, hint, rawBody: res.rawBody, key });
+}
+
 /** No usable response: connection failure or timeout, after the retries (exit 8). */
 export class NetworkError extends CliError {
   readonly reason: string;
   readonly attempts: number;
-  constructor(init: { target: string; failure: NetFailure; attempts: number; key?: string }) {
+  /** Set when the failure was a timeout. */
+  readonly timedOut: boolean;
+  constructor(init: {
+    /** host[:port] of the request. */
+    target: string;
+    failure: NetFailure;
+    attempts: number;
+    key?: string;
+    /** The target is this machine (localhost, 127.0.0.0/8, ::1). */
+    loopback?: boolean;
+    /** host[:port] of the proxy the request went through. */
+    proxy?: string;
+    /** The --timeout in force. */
+    timeoutMs?: number;
+  }) {
+    const { target, failure } = init;
     const after = init.attempts > 1 ? ` (after ${init.attempts} attempts)` : '';
-    super(oneLine(`cannot reach ${init.target}: ${init.failure.reason}${after}`, init.key), {
+    super(oneLine(`${networkMessage(target, failure, init.proxy)}${after}`, init.key), {
       exitCode: EXIT.UNAVAILABLE,
-      hint: NETWORK_HINT,
-      code: init.failure.code,
+      hint: networkHint({ code: failure.code, loopback: init.loopback ?? false, proxied: init.proxy !== undefined, timeout: init.timeoutMs !== undefined ? formatSeconds(init.timeoutMs) : undefined }),
+      code: failure.code,
     });
     this.name = 'NetworkError';
-    this.reason = init.failure.reason;
+    this.reason = failure.reason;
     this.attempts = init.attempts;
+    this.timedOut = failure.timeout !== undefined;
+  }
+}
+
+/** "cannot reach …" only when no connection was made; a stall is a timeout, said as such. */
+function networkMessage(target: string, failure: NetFailure, proxy: string | undefined): string {
+  const t = failure.timeout;
+  const s = t ? formatSeconds(t.afterMs) : '';
+  switch (failure.code) {
+    case 'PROXY_TIMEOUT':
+      return `timed out: the proxy${proxy ? ` ${proxy}` : ''} opened no connection to ${target} within ${s}`;
+    case 'PROXY_REFUSED':
+      return `cannot reach ${target}: ${failure.reason}${proxy ? ` (proxy ${proxy})` : ''}`;
+    case 'SEND_TIMEOUT':
+      return `timed out: ${target} took nothing more of the upload for ${s}`;
+    case 'HEADERS_TIMEOUT':
+      return t?.afterMs ? `timed out: ${target} did not answer within ${s}` : `timed out: ${target} did not answer in time`;
+    case 'BODY_TIMEOUT':
+      return t?.total ? `timed out: ${target} did not finish its answer within ${s}` : `timed out: ${target} stopped sending its answer${t?.afterMs ? ` (nothing for ${s})` : ''}`;
+    default:
+      return `cannot reach ${target}${proxy ? ` through the proxy ${proxy}` : ''}: ${failure.reason}`;
   }
 }
 

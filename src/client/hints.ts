@@ -96,5 +96,30 @@ export function hintFor(c: HintContext): string | undefined {
   return typeof hint === 'function' ? hint(c) : hint;
 }
 
-export const NETWORK_HINT = 'Check the base URL and your network (or proxy settings), or raise --timeout.';
+/** For network failures that say nothing more specific (also the fallback for any exit 8). */
+export const NETWORK_HINT = 'Check the base URL and your network (or proxy settings).';
+
+const PROXY_HINT = 'Check the proxy in HTTPS_PROXY / HTTP_PROXY (or list the host in NO_PROXY to reach it directly)';
+
+/** What to do about a network failure: by what failed, where (this machine or not) and whether a proxy was in the way. */
+export function networkHint(c: { code: string; loopback: boolean; proxied: boolean; timeout?: string }): string {
+  const raise = c.timeout ? `raise --timeout (now ${c.timeout})` : 'raise --timeout';
+  switch (c.code) {
+    case 'ECONNREFUSED':
+      if (c.loopback) return 'Is `notevox sandbox start` running? Start it, or check the base URL (`notevox auth status`).';
+      return c.proxied ? `${PROXY_HINT}.` : NETWORK_HINT;
+    case 'PROXY_TIMEOUT':
+      return `${PROXY_HINT}, or ${raise}.`;
+    case 'PROXY_REFUSED':
+      return `${PROXY_HINT}; a 407 means it wants credentials: http://user:password@proxy:3128.`;
+    case 'CONNECT_TIMEOUT':
+      return `Check the base URL and your network${c.proxied ? '' : ' (or proxy settings)'}, or ${raise}.`;
+    case 'SEND_TIMEOUT':
+    case 'HEADERS_TIMEOUT':
+    case 'BODY_TIMEOUT':
+      return `The service is slow or stalled: try again later, or ${raise}.`;
+    default:
+      return c.proxied ? `${PROXY_HINT}, and your network.` : NETWORK_HINT;
+  }
+}
 export const NOT_LOGGED_IN_HINT = 'Run `notevox auth login` or set NOTEVOX_API_KEY.';

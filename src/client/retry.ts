@@ -52,16 +52,19 @@ export function parseRateLimit(headers: HeaderBag): { limit?: number; remaining?
   return out;
 }
 
-/** A failure below HTTP: no response arrived. */
+/** A failure below HTTP: no (complete) response arrived. */
 export interface NetFailure {
-  /** Error code (ECONNRESET, UND_ERR_SOCKET, TIMEOUT, …). */
+  /** Error code (ECONNREFUSED, ECONNRESET, HEADERS_TIMEOUT, …). */
   code: string;
   /** Short human wording, e.g. "connection reset". */
   reason: string;
   retryable: boolean;
+  /** Set for timeouts: how long was waited, and whether it was the whole attempt rather than a silence. */
+  timeout?: { afterMs: number; total: boolean };
 }
 
-const NET_ERRORS: Record<string, [reason: string, retryable: boolean]> = {
+/** By error code: the wording, whether to retry, and the code reported (the same on both transports). */
+const NET_ERRORS: Record<string, [reason: string, retryable: boolean, code?: string]> = {
   ECONNRESET: ['connection reset', true],
   ECONNREFUSED: ['connection refused', true],
   ECONNABORTED: ['connection aborted', true],
@@ -71,12 +74,26 @@ const NET_ERRORS: Record<string, [reason: string, retryable: boolean]> = {
   ENETUNREACH: ['network unreachable', true],
   EAI_AGAIN: ['DNS lookup failed (temporary)', true],
   ENOTFOUND: ['host not found', false],
-  UND_ERR_SOCKET: ['connection closed by the other side', true],
-  UND_ERR_CONNECT_TIMEOUT: ['connect timeout', true],
-  UND_ERR_HEADERS_TIMEOUT: ['timed out waiting for the response', true],
-  UND_ERR_BODY_TIMEOUT: ['timed out reading the response', true],
+  // The server closed the connection before a whole answer came (node:http says "socket hang up").
+  CONNECTION_CLOSED: ['connection closed by the other side', true],
+  UND_ERR_SOCKET: ['connection closed by the other side', true, 'CONNECTION_CLOSED'],
   UND_ERR_CLOSED: ['connection closed', false],
   UND_ERR_DESTROYED: ['connection destroyed', false],
+};
+
+/**
+ * Timeouts, whichever transport noticed them (the watchdog, or undici's own timers as a backstop). None is retried:
+ * `--timeout` is the longest notevox waits for the network, and repeating a timed-out attempt would multiply it.
+ */
+const TIMEOUTS: Record<string, { code: string; reason: (s: string, total: boolean) => string }> = {
+  CONNECT_TIMEOUT: { code: 'CONNECT_TIMEOUT', reason: (s) => `no connection within ${s}` },
+  UND_ERR_CONNECT_TIMEOUT: { code: 'CONNECT_TIMEOUT', reason: () => 'no connection in time' },
+  PROXY_TIMEOUT: { code: 'PROXY_TIMEOUT', reason: (s) => `the proxy opened no tunnel within ${s}` },
+  SEND_TIMEOUT: { code: 'SEND_TIMEOUT', reason: (s) => `the upload stalled: nothing sent for ${s}` },
+  HEADERS_TIMEOUT: { code: 'HEADERS_TIMEOUT', reason: (s) => `no answer within ${s}` },
+  UND_ERR_HEADERS_TIMEOUT: { code: 'HEADERS_TIMEOUT', reason: () => 'no answer in time' },
+  BODY_TIMEOUT: { code: 'BODY_TIMEOUT', reason: (s, total) => (total ? `the answer did not complete within ${s}` : `the answer stalled: nothing received for ${s}`) },
+  UND_ERR_BODY_TIMEOUT: { code: 'BODY_TIMEOUT', reason: () => 'the answer stalled' },
 };
 
 const TLS_CODES = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
@@ -91,21 +108,27 @@ function errorCode(err: unknown): string | undefined {
 }
 
 /**
- * Classify a transport error. `timedOutAfterMs` is set when our own per-attempt timer fired.
+ * Classify a transport error (a TimeoutFailure of the watchdog carries `afterMs` and `total`).
  * Returns undefined for errors that are not network failures (programming errors, bad arguments).
  */
-export function classifyNetworkError(err: unknown, timedOutAfterMs?: number): NetFailure | undefined {
-  if (timedOutAfterMs !== undefined) {
-    return { code: 'TIMEOUT', reason: `timed out after ${formatSeconds(timedOutAfterMs)}`, retryable: true };
-  }
+export function classifyNetworkError(err: unknown): NetFailure | undefined {
   const code = errorCode(err);
+  if (code && TIMEOUTS[code]) {
+    const t = err as { afterMs?: unknown; total?: unknown };
+    const afterMs = typeof t.afterMs === 'number' ? t.afterMs : 0;
+    const total = t.total === true;
+    return { code: TIMEOUTS[code].code, reason: TIMEOUTS[code].reason(formatSeconds(afterMs), total), retryable: false, timeout: { afterMs, total } };
+  }
   if (code && NET_ERRORS[code]) {
-    const [reason, retryable] = NET_ERRORS[code];
-    return { code, reason, retryable };
+    const [reason, retryable, reported] = NET_ERRORS[code];
+    return { code: reported ?? code, reason, retryable };
   }
   if (code && TLS_CODES.test(code)) return { code, reason: `TLS error (${code})`, retryable: false };
+  // undici, when the proxy answers CONNECT with something other than 200 (407: it wants credentials).
+  const proxyStatus = err instanceof Error ? /Proxy response \((\d+)\)|Proxy Authentication Required \((\d+)\)/.exec(err.message) : null;
+  if (proxyStatus) return { code: 'PROXY_REFUSED', reason: `the proxy refused the connection (${proxyStatus[1] ?? proxyStatus[2]})`, retryable: false };
   if (err instanceof Error && /other side closed/i.test(err.message)) {
-    return { code: 'UND_ERR_SOCKET', reason: NET_ERRORS.UND_ERR_SOCKET[0], retryable: true };
+    return { code: 'CONNECTION_CLOSED', reason: NET_ERRORS.CONNECTION_CLOSED[0], retryable: true };
   }
   return undefined;
 }

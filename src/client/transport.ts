@@ -1,70 +1,218 @@
-/** The undici dispatcher behind a client: loaded on first use so that command startup stays fast. */
+/**
+ * What the client needs from an HTTP transport, the proxy rules, and the one watchdog that bounds every attempt.
+ * Two transports sit behind this interface: node:http/https (node-transport.ts: in Node's start-up snapshot, so a
+ * command that makes a request or two starts fast) and undici (undici-transport.ts: proxies, streamed uploads and
+ * concurrent requests). The client chooses per request; timeouts, retries, tracing, error mapping and the proxy
+ * rules live above this line and are the same on both.
+ */
 
-import type { Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
+import { isLoopbackHost } from '../config/baseurl.js';
+import { UsageError } from '../errors.js';
 
-export const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'] as const;
-const KEEP_ALIVE_MS = 10_000;
+export type TransportKind = 'node' | 'undici';
 
-/** Whether any HTTP proxy variable is set (NO_PROXY alone changes nothing). */
-export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
-  return PROXY_VARS.some((v) => Boolean(env[v]?.trim()));
+/** Told by a transport as an attempt makes progress; the watchdog turns silence into a timeout. */
+export interface Progress {
+  /** A connection is ready to carry the request (TCP, the proxy's tunnel and TLS are done). */
+  connected(): void;
+  /** The status line and headers arrived. */
+  responseStarted(): void;
+  /** Part of the response body arrived. */
+  received(): void;
 }
 
-/** One line for `--debug`: which proxy is used, without its credentials. */
-export function describeProxy(env: NodeJS.ProcessEnv): string | undefined {
-  const value = PROXY_VARS.map((v) => env[v]?.trim()).find(Boolean);
-  if (!value) return undefined;
-  let where = 'an unreadable proxy URL';
-  try {
-    where = new URL(value).host;
-  } catch {}
-  const noProxy = env.NO_PROXY ?? env.no_proxy;
-  return `proxy: via ${where}${noProxy ? ` (NO_PROXY=${noProxy})` : ''}`;
+export interface WireRequest {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  /** JSON text, or a stream (uploads). */
+  body?: string | Readable;
+  /** The proxy to go through (from proxyFor); only the undici transport takes one. */
+  proxy?: URL;
+  /** Aborted when the watchdog fires or the caller gives up: the transport drops the request and its connection. */
+  signal: AbortSignal;
+  progress: Progress;
 }
 
-export interface TransportTimeouts {
-  timeoutMs: number;
-  connectTimeoutMs: number;
+export interface WireResponse {
+  status: number;
+  statusText: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  rawBody: string;
 }
 
-/** The CommonJS export, whether Node (named exports and a default) or a bundler (a default only) loaded it. */
-const cjs = <T>(mod: { default?: T } | T): T => ((mod as { default?: T }).default ?? mod) as T;
+export interface Transport {
+  readonly kind: TransportKind;
+  /** Resolves with the whole response, or rejects with the network error (its `code` says what happened). */
+  send(req: WireRequest): Promise<WireResponse>;
+  /** Drop every connection, including requests that were given up on (a proxy that never answers must not keep the process alive). */
+  close(): Promise<void>;
+}
+
+const pick = (env: NodeJS.ProcessEnv, ...names: string[]) => names.map((n) => env[n]?.trim()).find(Boolean);
+
+/** The proxy URL the variables give for this scheme (the lower-case name wins; HTTP_PROXY serves https:// too). */
+function proxyVariable(protocol: string, env: NodeJS.ProcessEnv): string | undefined {
+  return protocol === 'https:' ? pick(env, 'https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY') : pick(env, 'http_proxy', 'HTTP_PROXY');
+}
+
+/** `NO_PROXY` entries: `host`, `.host` or `*.host` (the host and its sub-domains), `host:port`, an IP, or `*`. */
+function bypassedByNoProxy(url: URL, env: NodeJS.ProcessEnv): boolean {
+  const list = pick(env, 'no_proxy', 'NO_PROXY');
+  if (!list) return false;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  for (const raw of list.split(/[\s,]+/)) {
+    const entry = raw.trim().toLowerCase();
+    if (!entry) continue;
+    if (entry === '*') return true;
+    const m = /^(?:\*?\.)?(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(entry);
+    if (!m) continue;
+    const name = m[1].replace(/^\[|\]$/g, '');
+    if (m[2] && m[2] !== port) continue;
+    if (host === name || host.endsWith(`.${name}`)) return true;
+  }
+  return false;
+}
+
+export type ProxyDecision = { proxy: URL } | { proxy?: undefined; bypass?: 'loopback' | 'NO_PROXY' };
 
 /**
- * undici's two dispatchers, without undici's index module. The index also loads fetch, WebSocket, the caches
- * and the cookie helpers, and touches globalThis.Headers, which makes Node compile its own bundled copy of
- * undici: together about 50 ms of every command that makes a request. The one thing the index does that we
- * need is to add the request API to Dispatcher.prototype; that is repeated here. undici's version is pinned
- * exactly in package.json, and test/unit/client.test.ts checks these modules still work this way.
+ * Whether a request to `url` goes through a proxy, and which. Loopback hosts (localhost, 127.0.0.0/8, ::1) never
+ * do: the proxy would see a plain-http key and resolve "127.0.0.1" on its own host. A proxy URL that cannot be
+ * used is a usage error that names the variables, never the value (it may hold a password).
  */
-export async function loadDispatchers(): Promise<{ Agent: typeof import('undici').Agent; EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent }> {
-  const [dispatcher, api, agent, envProxy] = await Promise.all([
-    import('undici/lib/dispatcher/dispatcher.js'),
-    import('undici/lib/api/index.js'),
-    import('undici/lib/dispatcher/agent.js'),
-    import('undici/lib/dispatcher/env-http-proxy-agent.js'),
-  ]);
-  const proto = cjs(dispatcher).prototype as Record<string, unknown>;
-  if (typeof proto.request !== 'function') Object.assign(proto, cjs(api));
-  return { Agent: cjs(agent), EnvHttpProxyAgent: cjs(envProxy) };
+export function proxyFor(url: URL, env: NodeJS.ProcessEnv): ProxyDecision {
+  const value = proxyVariable(url.protocol, env);
+  if (!value) return {};
+  if (isLoopbackHost(url.hostname)) return { bypass: 'loopback' };
+  if (bypassedByNoProxy(url, env)) return { bypass: 'NO_PROXY' };
+  let proxy: URL | undefined;
+  try {
+    proxy = new URL(value);
+  } catch {}
+  if (!proxy || (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') || !proxy.hostname) {
+    throw new UsageError('cannot use the proxy settings (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)', 'Check the proxy URL, e.g. http://proxy.example:3128.');
+  }
+  return { proxy };
 }
 
-/** A keep-alive Agent, or an EnvHttpProxyAgent when a proxy variable is set. */
-export async function createDispatcher(t: TransportTimeouts, env: NodeJS.ProcessEnv): Promise<Dispatcher> {
-  const { Agent, EnvHttpProxyAgent } = await loadDispatchers();
-  const options = {
-    connect: { timeout: Math.min(t.connectTimeoutMs, t.timeoutMs) },
-    headersTimeout: t.timeoutMs,
-    bodyTimeout: t.timeoutMs,
-    keepAliveTimeout: KEEP_ALIVE_MS,
+/** One line for `--debug`: whether and which proxy a request uses, without the proxy's credentials. */
+export function describeProxy(url: URL, decision: ProxyDecision, env: NodeJS.ProcessEnv): string | undefined {
+  if (decision.proxy) {
+    const noProxy = pick(env, 'no_proxy', 'NO_PROXY');
+    return `proxy: via ${decision.proxy.host}${noProxy ? ` (NO_PROXY=${noProxy})` : ''}`;
+  }
+  if (decision.bypass === 'loopback') return `proxy: not used for ${url.host} (loopback)`;
+  if (decision.bypass === 'NO_PROXY') return `proxy: not used for ${url.host} (NO_PROXY)`;
+  return undefined;
+}
+
+/** Network failure codes of our own (the transports' own codes, ECONNREFUSED and the like, pass through). */
+export const TIMEOUT_CODES = {
+  /** No connection within the connect timeout. */
+  connect: 'CONNECT_TIMEOUT',
+  /** The proxy did not open the tunnel (answer CONNECT) in time. */
+  proxy: 'PROXY_TIMEOUT',
+  /** Connected, but the request body stopped going out (uploads). */
+  send: 'SEND_TIMEOUT',
+  /** The request went out, and no answer came. */
+  headers: 'HEADERS_TIMEOUT',
+  /** The answer started and then stalled, or did not finish within the total. */
+  body: 'BODY_TIMEOUT',
+} as const;
+
+/** A timeout noticed by the watchdog: `code` is one of TIMEOUT_CODES. */
+export class TimeoutFailure extends Error {
+  constructor(
+    readonly code: string,
+    readonly afterMs: number,
+    /** The whole attempt ran out (rather than a silence of `afterMs`). */
+    readonly total: boolean,
+  ) {
+    super(`${code} after ${afterMs}ms`);
+    this.name = 'TimeoutFailure';
+  }
+}
+
+export interface WatchdogLimits {
+  /** Longest wait for a connection (through the proxy's tunnel, if any). */
+  connectMs: number;
+  /** Longest silence once connected: nothing sent (uploads) or nothing received. */
+  idleMs: number;
+  /** Longest attempt from start to the last byte of the answer; undefined for uploads (they may take long). */
+  totalMs?: number;
+  proxied: boolean;
+  /** The request body is a stream: the client reports its chunks through `sent` and its end through `bodyDone`. */
+  streamedBody: boolean;
+}
+
+export interface Watchdog {
+  /** Rejects with a TimeoutFailure when a limit is reached. */
+  readonly fired: Promise<never>;
+  /** For the transport. */
+  readonly progress: Progress;
+  /** A chunk of a streamed body went out. */
+  sent(): void;
+  /** The last chunk of a streamed body went out: now the answer is awaited. */
+  bodyDone(): void;
+  /** The attempt ended: no more timers. */
+  stop(): void;
+}
+
+type Phase = 'connecting' | 'sending' | 'waiting' | 'receiving';
+const CODE_OF: Record<Exclude<Phase, 'connecting'>, string> = { sending: TIMEOUT_CODES.send, waiting: TIMEOUT_CODES.headers, receiving: TIMEOUT_CODES.body };
+
+/**
+ * Bounds one attempt whatever the transport: the connect (through a proxy: until its tunnel is open), each silence
+ * while sending or receiving, and (except for uploads) the whole attempt. The failure says which phase ran out.
+ */
+export function watchdog(limits: WatchdogLimits): Watchdog {
+  let phase: Phase = 'connecting';
+  let bodyDone = !limits.streamedBody;
+  let fire!: (failure: TimeoutFailure) => void;
+  const fired = new Promise<never>((_, reject) => (fire = reject));
+  fired.catch(() => {});
+  let idle: NodeJS.Timeout | undefined;
+  let total: NodeJS.Timeout | undefined;
+  let live = true;
+  const stop = () => {
+    live = false;
+    clearTimeout(idle);
+    clearTimeout(total);
   };
-  if (!proxyConfigured(env)) return new Agent(options);
-  // Pass every value (empty when unset) so that undici does not fall back to process.env.
-  const pick = (...names: string[]) => names.map((n) => env[n]?.trim()).find(Boolean) ?? '';
-  return new EnvHttpProxyAgent({
-    ...options,
-    httpProxy: pick('http_proxy', 'HTTP_PROXY'),
-    httpsProxy: pick('https_proxy', 'HTTPS_PROXY'),
-    noProxy: pick('no_proxy', 'NO_PROXY'),
-  });
+  const timeout = (ms: number, isTotal: boolean) => () => {
+    stop();
+    const code = phase === 'connecting' ? (limits.proxied ? TIMEOUT_CODES.proxy : TIMEOUT_CODES.connect) : CODE_OF[phase];
+    fire(new TimeoutFailure(code, ms, isTotal));
+  };
+  const arm = (ms: number) => {
+    clearTimeout(idle);
+    idle = setTimeout(timeout(ms, false), ms);
+  };
+  const enter = (next: Phase) => {
+    if (!live) return;
+    phase = next;
+    arm(limits.idleMs);
+  };
+  arm(limits.connectMs);
+  if (limits.totalMs !== undefined) total = setTimeout(timeout(limits.totalMs, true), limits.totalMs);
+  return {
+    fired,
+    progress: {
+      connected: () => enter(bodyDone ? 'waiting' : 'sending'),
+      responseStarted: () => enter('receiving'),
+      received: () => enter('receiving'),
+    },
+    sent: () => {
+      if (phase === 'sending') enter('sending');
+    },
+    bodyDone: () => {
+      bodyDone = true;
+      if (phase === 'sending') enter('waiting');
+    },
+    stop,
+  };
 }

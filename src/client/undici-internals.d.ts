@@ -1,4 +1,4 @@
-// The undici modules that src/client/transport.ts loads directly (undici ships no types for them).
+// The undici modules that src/client/undici-transport.ts loads directly (undici ships no types for them).
 declare module 'undici/lib/dispatcher/dispatcher.js' {
   const Dispatcher: { prototype: object };
   export default Dispatcher;
@@ -11,7 +11,11 @@ declare module 'undici/lib/dispatcher/agent.js' {
   const Agent: typeof import('undici').Agent;
   export default Agent;
 }
-declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
-  const EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
-  export default EnvHttpProxyAgent;
+declare module 'undici/lib/dispatcher/proxy-agent.js' {
+  const ProxyAgent: typeof import('undici').ProxyAgent;
+  export default ProxyAgent;
+}
+declare module 'undici/lib/dispatcher/client.js' {
+  const Client: typeof import('undici').Client;
+  export default Client;
 }

@@ -1,0 +1,144 @@
+/**
+ * The undici transport: for what node:http does not do as well — requests through a proxy (CONNECT tunnels),
+ * streamed uploads, and many requests in flight at once (a pool of kept-alive connections). Loaded on first use.
+ */
+
+import type { Dispatcher } from 'undici';
+import type { Transport, WireRequest, WireResponse } from './transport.js';
+
+/** The CommonJS export, whether Node (named exports and a default) or a bundler (a default only) loaded it. */
+const cjs = <T>(mod: { default?: T } | T): T => ((mod as { default?: T }).default ?? mod) as T;
+
+export interface UndiciClasses {
+  Agent: typeof import('undici').Agent;
+  ProxyAgent: typeof import('undici').ProxyAgent;
+  Client: typeof import('undici').Client;
+}
+
+/**
+ * undici's dispatchers, without undici's index module. The index also loads fetch, WebSocket, the caches and the
+ * cookie helpers, and touches globalThis.Headers, which makes Node compile its own bundled copy of undici as
+ * well. The one thing the index does that is needed here is to add the request API to Dispatcher.prototype
+ * (ProxyAgent opens its tunnels with `connect`); that is repeated here. undici's version is pinned exactly in
+ * package.json; test/unit/client.test.ts checks that these modules still work this way and that neither the
+ * index nor Node's copy loads.
+ */
+export async function loadUndici(): Promise<UndiciClasses> {
+  const [dispatcher, api, agent, proxyAgent, client] = await Promise.all([
+    import('undici/lib/dispatcher/dispatcher.js'),
+    import('undici/lib/api/index.js'),
+    import('undici/lib/dispatcher/agent.js'),
+    import('undici/lib/dispatcher/proxy-agent.js'),
+    import('undici/lib/dispatcher/client.js'),
+  ]);
+  const proto = cjs(dispatcher).prototype as Record<string, unknown>;
+  if (typeof proto.connect !== 'function') Object.assign(proto, cjs(api));
+  return { Agent: cjs(agent), ProxyAgent: cjs(proxyAgent), Client: cjs(client) };
+}
+
+export interface UndiciTransportOptions {
+  connectMs: number;
+  /** The silence the watchdog allows; undici's own timeouts are set a little beyond it, as a backstop. */
+  idleMs: number;
+  /** A dispatcher to use for every request instead of our own (tests inject a MockAgent); never closed here. */
+  dispatcher?: Dispatcher;
+}
+
+const BACKSTOP_MS = 1000;
+
+export function createUndiciTransport(o: UndiciTransportOptions): Transport {
+  let classes: Promise<UndiciClasses> | undefined;
+  let direct: Dispatcher | undefined;
+  const proxies = new Map<string, Dispatcher>();
+  const load = () => (classes ??= loadUndici());
+  const timeouts = { headersTimeout: o.idleMs + BACKSTOP_MS, bodyTimeout: o.idleMs + BACKSTOP_MS };
+  const connect = { timeout: o.connectMs + BACKSTOP_MS };
+
+  async function dispatcherFor(proxy: URL | undefined): Promise<Dispatcher> {
+    if (o.dispatcher) return o.dispatcher;
+    const { Agent, ProxyAgent, Client } = await load();
+    if (!proxy) return (direct ??= new Agent({ ...timeouts, connect }));
+    let d = proxies.get(proxy.href);
+    if (!d) {
+      d = new ProxyAgent({
+        uri: proxy.href,
+        ...timeouts,
+        connect,
+        proxyTls: connect,
+        // The client that talks to the proxy: its CONNECT gets the same bounds as any answer.
+        clientFactory: (origin: URL, opts: object) => new Client(origin, { ...opts, ...timeouts }),
+      } as ConstructorParameters<typeof ProxyAgent>[0]);
+      proxies.set(proxy.href, d);
+    }
+    return d;
+  }
+
+  async function send(w: WireRequest): Promise<WireResponse> {
+    const d = await dispatcherFor(w.proxy);
+    return new Promise<WireResponse>((resolve, reject) => {
+      let controller: { abort(reason?: unknown): void } | undefined;
+      let done = false;
+      let status = 0;
+      let statusText = '';
+      let headers: Record<string, string> = {};
+      const chunks: Buffer[] = [];
+      const finish = (err: unknown, res?: WireResponse) => {
+        if (done) return;
+        done = true;
+        w.signal.removeEventListener('abort', onAbort);
+        if (err !== undefined) reject(err);
+        else resolve(res!);
+      };
+      // Before the connection is ready undici cannot be told to stop (a proxy that never answers CONNECT): give
+      // up on our side at once, and end the request as soon as undici hands it a connection (or close() does).
+      const onAbort = () => {
+        controller?.abort(w.signal.reason);
+        if (typeof w.body === 'object') w.body.destroy(); // closes the file being uploaded
+        finish(w.signal.reason);
+      };
+      if (w.signal.aborted) return finish(w.signal.reason);
+      w.signal.addEventListener('abort', onAbort, { once: true });
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(c) {
+          controller = c;
+          if (done) return c.abort(w.signal.reason);
+          w.progress.connected();
+        },
+        onResponseStart(_c, statusCode, hdrs, message) {
+          status = statusCode;
+          statusText = message ?? '';
+          headers = {};
+          for (const [k, v] of Object.entries(hdrs)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+          w.progress.responseStarted();
+        },
+        onResponseData(_c, chunk) {
+          chunks.push(chunk);
+          w.progress.received();
+        },
+        onResponseEnd() {
+          finish(undefined, { status, statusText, headers, rawBody: Buffer.concat(chunks).toString('utf8') });
+        },
+        onResponseError(_c, err) {
+          finish(err);
+        },
+      };
+      try {
+        d.dispatch({ origin: w.url.origin, path: w.url.pathname + w.url.search, method: w.method as Dispatcher.HttpMethod, headers: w.headers, body: w.body }, handler);
+      } catch (err) {
+        finish(err);
+      }
+    });
+  }
+
+  return {
+    kind: 'undici',
+    send,
+    async close() {
+      // destroy, not close: close would wait for requests that were given up on (a proxy that never answers).
+      const all = [direct, ...proxies.values()].filter((d): d is Dispatcher => d !== undefined);
+      direct = undefined;
+      proxies.clear();
+      await Promise.all(all.map((d) => d.destroy().catch(() => {})));
+    },
+  };
+}
