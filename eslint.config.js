@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'completions/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'build/**', 'node_modules/**', 'completions/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,24 +1,28 @@
 #!/usr/bin/env node
 // `npm run build`: bundle src/ into dist/ with esbuild. ESM with code splitting, so every
-// `await import('./x.js')` in src becomes its own chunk and loads only when used. Most dependencies stay in
-// node_modules and likewise load only when imported; the few on the path of every command (BUNDLED) are
-// bundled into the chunks that use them, which saves Node resolving, opening and compiling dozens of small
-// files at each start (see README, Performance).
+// `await import('./x.js')` in src becomes its own chunk and loads only when used. The packages in package.json's
+// `dependencies` stay in node_modules and likewise load only when imported; everything else src/ imports
+// (commander, undici, zod: devDependencies) is bundled into the chunks that use it, which saves Node resolving,
+// opening and compiling dozens of small files at each start (see README, Performance). A test checks that
+// `dependencies` is exactly what dist/ imports at run time (test/unit/package.test.ts).
+//
+// dist/ holds only what runs: no source maps. esbuild's metafile goes to build/meta.json (tests read it), and
+// dist/help/ gets the help of every command for the launcher's fast path (src/help/).
 import { build } from 'esbuild';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** Entry points (relative to the project root); those that do not exist (yet) are skipped. */
 const ENTRIES = ['src/cli.ts', 'src/sandbox/server-entry.ts'];
 
-/** commander parses every command line; undici serves every command that calls the API; zod, the sandbox and `--debug`. */
-const BUNDLED = ['commander', 'undici', 'zod'];
-
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { version, dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const entryPoints = ENTRIES.filter((e) => existsSync(new URL(`../${e}`, import.meta.url)));
+const at = (path) => new URL(`../${path}`, import.meta.url);
+const { version, dependencies } = JSON.parse(readFileSync(at('package.json'), 'utf8'));
+const entryPoints = ENTRIES.filter((e) => existsSync(at(e)));
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+rmSync(at('dist'), { recursive: true, force: true });
+rmSync(at('build'), { recursive: true, force: true });
+mkdirSync(at('build'));
 
 const result = await build({
   absWorkingDir: root,
@@ -31,8 +35,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  external: Object.keys(dependencies).filter((d) => !BUNDLED.includes(d)),
-  sourcemap: 'linked',
+  external: Object.keys(dependencies),
   // Less for Node to read and compile at each start; names are kept, so stack traces stay readable.
   minifyWhitespace: true,
   minifySyntax: true,
@@ -43,13 +46,52 @@ const result = await build({
   logLevel: 'warning',
 });
 
-// What each output file contains and imports, for the start-up test (test/e2e/core.test.ts) and for curiosity.
-writeFileSync(new URL('../dist/meta.json', import.meta.url), JSON.stringify(result.metafile));
+// The launcher's help fast path on its own: one file with no chunk to import (not even esbuild's runtime).
+const fast = await build({
+  absWorkingDir: root,
+  entryPoints: ['src/help/fast.ts'],
+  outfile: 'dist/help/fast.js',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  metafile: true,
+  logLevel: 'warning',
+});
+const metafile = {
+  inputs: { ...result.metafile.inputs, ...fast.metafile.inputs },
+  outputs: { ...result.metafile.outputs, ...fast.metafile.outputs },
+};
 
-const outputs = Object.entries(result.metafile.outputs).filter(([file]) => !file.endsWith('.map'));
+// What each output file contains and imports, for the start-up and package tests, and for curiosity.
+writeFileSync(at('build/meta.json'), JSON.stringify(metafile));
+
+// The help of every command, as the launcher answers it without loading the bundle (src/help/fast.ts). The
+// model is read from the freshly built command tree through commander's Help and checked against commander's
+// output at several widths; a command that does not match is left out (its help then comes from the bundle).
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/help/model.ts'],
+  outfile: 'build/help-model.js',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  logLevel: 'warning',
+});
+const { helpFiles } = await import(pathToFileURL(`${root}build/help-model.js`).href);
+const { buildProgram, exitCodesText } = await import(pathToFileURL(`${root}dist/cli.js`).href);
+const { files, problems } = helpFiles(buildProgram(), { 'exit-codes': exitCodesText() });
+for (const [name, content] of Object.entries(files)) writeFileSync(at(`dist/help/${name}.json`), JSON.stringify(content));
+for (const p of problems) console.error(`warning: no fast help for ${p}`);
+
+const outputs = Object.entries(metafile.outputs);
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
-const isEntry = (o) => entryPoints.includes(o.entryPoint);
+const isEntry = (o) => [...entryPoints, 'src/help/fast.ts'].includes(o.entryPoint);
 const entries = outputs.filter(([, o]) => isEntry(o)).map(([file, o]) => `${file} ${kb(o.bytes)}`);
 const chunks = outputs.filter(([, o]) => !isEntry(o));
 const total = outputs.reduce((n, [, o]) => n + o.bytes, 0);
-console.error(`built ${entries.join(', ')} + ${chunks.length} chunks (${kb(total)} in all, without source maps)`);
+const helpBytes = Object.values(files).reduce((n, f) => n + JSON.stringify(f).length, 0);
+console.error(`built ${entries.join(', ')} + ${chunks.length} chunks (${kb(total)} in all) + help of ${Object.keys(files).length} files (${kb(helpBytes)})`);

@@ -41,7 +41,8 @@ Examples:
   $ notevox notes get <guid> --json
   $ notevox help exit-codes
 
-Docs: docs/ in the repository. Exit codes: notevox help exit-codes.`,
+Docs: docs/ in the repository and in the installed package (where that is:
+notevox --version --verbose). Exit codes: notevox help exit-codes.`,
   );
   if (wanted) registerOnlyGroups(program, wanted);
   registerCommands(program);

@@ -493,8 +493,8 @@ describe('startup', () => {
   });
 
   it('the built entry loads only Node built-ins and commander up front; undici, zod, tables, spinners and prompts load when used', () => {
-    // esbuild's metafile (written by build.mjs) says what each output file bundles and imports.
-    const meta = JSON.parse(readFileSync(resolve(dirname(BIN), '..', 'dist', 'meta.json'), 'utf8')) as {
+    // esbuild's metafile (written by build.mjs, outside dist/ so that it is not packaged) says what each output file bundles and imports.
+    const meta = JSON.parse(readFileSync(resolve(dirname(BIN), '..', 'build', 'meta.json'), 'utf8')) as {
       outputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }>; inputs: Record<string, unknown> }>;
     };
     const external = new Set<string>();

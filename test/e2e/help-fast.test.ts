@@ -1,0 +1,95 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+import { shellQuote } from '../helpers/pty.js';
+
+/**
+ * The launcher's help fast path in a process: a copy of bin/, package.json and dist/help/ without the bundle
+ * answers help exactly as the built CLI does, on a pipe and in terminals of two widths, and hands everything
+ * else to the bundle (which the copy lacks, so a request it does not answer fails there). Every command and
+ * width is compared in process by test/unit/help-fast.test.ts.
+ */
+
+const ROOT = resolve(dirname(BIN), '..');
+const BUNDLE = pathToFileURL(join(ROOT, 'dist', 'cli.js')).href;
+let dir: string;
+let lone: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'notevox-fast-help-'));
+  mkdirSync(join(dir, 'bin'));
+  copyFileSync(BIN, join(dir, 'bin', 'notevox.js'));
+  copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  cpSync(join(ROOT, 'dist', 'help'), join(dir, 'dist', 'help'), { recursive: true });
+  lone = join(dir, 'bin', 'notevox.js');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NOTEVOX_CONFIG_DIR: join(tmpdir(), 'notevox-test-unused-config'), TERM: 'xterm' };
+/** The built CLI's own answer, straight from the bundle (no launcher). */
+const bundleCommand = (args: string[]) => [process.execPath, '--input-type=module', '-e', `const { main } = await import(${JSON.stringify(BUNDLE)}); process.exitCode = await main(process.argv.slice(1));`, '--', ...args];
+const launcherCommand = (args: string[]) => [process.execPath, lone, ...args];
+
+function onPipe(command: string[]) {
+  const r = spawnSync(command[0], command.slice(1), { env: ENV, encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** stdout of a command in a terminal `columns` wide (`script` from util-linux), with the terminal's CRLF undone. */
+function inTerminal(command: string[], columns: number) {
+  const line = `stty cols ${columns} rows 50; ${command.map(shellQuote).join(' ')}`;
+  const out = execFileSync('script', ['-qec', line, '/dev/null'], { env: ENV, encoding: 'utf8' });
+  return out.replace(/\r\n/g, '\n');
+}
+
+const FORMS = [['--help'], ['-h'], ['help'], ['notes', '--help'], ['notes', 'list', '--help'], ['help', 'notes', 'list'], ['wm', 'import', '-h'], ['sandbox', 'start', '--help'], ['help', 'exit-codes'], ['help', '--help']];
+
+describe('the launcher answers help without the bundle', () => {
+  it.each(FORMS.map((f) => [f.join(' '), f]))('notevox %s on a pipe: the same bytes as the CLI, exit code 0', (_name, args) => {
+    const fast = onPipe(launcherCommand(args));
+    const full = onPipe(bundleCommand(args));
+    expect(full.code).toBe(0);
+    expect(fast.err).toBe('');
+    expect(fast.code).toBe(0);
+    expect(fast.out).toBe(full.out);
+  });
+
+  it('in terminals 80 and 200 columns wide: the same bytes as the CLI, wrapped to the terminal as commander wraps', () => {
+    const at: Record<number, string> = {};
+    for (const columns of [80, 200]) {
+      for (const args of [['--help'], ['voice', 'upload', '--help'], ['help', 'wm', 'import']]) {
+        expect(inTerminal(launcherCommand(args), columns), `${args.join(' ')} at ${columns}`).toBe(inTerminal(bundleCommand(args), columns));
+      }
+      at[columns] = inTerminal(launcherCommand(['voice', 'upload', '--help']), columns);
+    }
+    // voice upload's descriptions wrap at 80 columns and fit in one line each at 200.
+    const widest = (text: string) => Math.max(...text.slice(0, text.indexOf('\nExamples:')).split('\n').map((l) => l.length));
+    expect(widest(at[80])).toBeLessThanOrEqual(80);
+    expect(widest(at[200])).toBeGreaterThan(80);
+    expect(at[200].split('\n').length).toBeLessThan(at[80].split('\n').length);
+  });
+
+  it('hands every other request to the bundle', () => {
+    for (const args of [['notes', 'list', '--json', '--help'], ['help', 'nosuch'], ['notes', 'nosuch', '--help'], ['notes']]) {
+      const r = onPipe(launcherCommand(args));
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.err).toContain('dist/cli.js is missing');
+    }
+  });
+
+  it('--version --verbose names the notevox, Node.js and platform versions, without the bundle', () => {
+    for (const args of [['--version', '--verbose'], ['-V', '--verbose'], ['--verbose', '--version']]) {
+      const r = onPipe(launcherCommand(args));
+      expect(r.code).toBe(0);
+      const lines = r.out.trimEnd().split('\n');
+      expect(lines[0]).toMatch(/^notevox \d+\.\d+\.\d+$/);
+      expect(lines[1]).toContain(`node ${process.version} (v8 ${process.versions.v8})`);
+      expect(lines[2]).toContain(`platform ${process.platform} ${process.arch}`);
+      expect(lines[3]).toBe(`installed at ${dir}/`);
+    }
+  });
+});

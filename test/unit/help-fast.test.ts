@@ -1,0 +1,143 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProgram, exitCodesText, main } from '../../src/cli.js';
+import { answerHelp, renderHelp, stdoutHelpWidth, type HelpFile } from '../../src/help/fast.js';
+import { commanderHelp, commandPaths, helpEntry, helpFiles } from '../../src/help/model.js';
+
+/**
+ * The launcher answers help from generated text (src/help/fast.ts); here it is compared byte for byte with what
+ * the CLI itself (main(), commander) writes, for every command and every form. The launcher's wiring, in a
+ * process and a terminal, is tested in test/e2e/help-fast.test.ts.
+ */
+
+const program = buildProgram();
+const ALL = [[[], program] as [string[], typeof program], ...commandPaths(program)];
+const generated = helpFiles(buildProgram(), { 'exit-codes': exitCodesText() });
+const load = (file: string): HelpFile | undefined => generated.files[file];
+
+/** A stdout as commander sees it: a pipe, or a terminal this many columns wide. */
+type Screen = { isTTY: false } | { isTTY: true; columns: number };
+const SCREENS: Array<[string, Screen]> = [
+  ['a pipe', { isTTY: false }],
+  ['an 80-column terminal', { isTTY: true, columns: 80 }],
+  ['a 50-column terminal', { isTTY: true, columns: 50 }],
+  ['a 132-column terminal', { isTTY: true, columns: 132 }],
+  ['a 250-column terminal', { isTTY: true, columns: 250 }],
+];
+
+let configDir: string;
+beforeAll(() => {
+  configDir = mkdtempSync(join(tmpdir(), 'notevox-help-'));
+});
+afterAll(() => rmSync(configDir, { recursive: true, force: true }));
+
+/** What main() writes to stdout for `args` on this screen, and its exit code. */
+async function cliOutput(args: string[], screen: Screen): Promise<{ code: number; out: string }> {
+  const stdout = process.stdout as unknown as Record<string, unknown>;
+  const saved = { write: stdout.write, isTTY: Object.getOwnPropertyDescriptor(stdout, 'isTTY'), columns: Object.getOwnPropertyDescriptor(stdout, 'columns') };
+  const savedEnv = { ...process.env };
+  let out = '';
+  stdout.write = (s: string | Uint8Array) => {
+    out += String(s);
+    return true;
+  };
+  Object.defineProperty(stdout, 'isTTY', { value: screen.isTTY, configurable: true, writable: true });
+  Object.defineProperty(stdout, 'columns', { value: screen.isTTY ? screen.columns : undefined, configurable: true, writable: true });
+  try {
+    const code = await main(args, { PATH: process.env.PATH, NOTEVOX_CONFIG_DIR: configDir, NO_COLOR: '1' });
+    return { code, out };
+  } finally {
+    stdout.write = saved.write;
+    for (const key of ['isTTY', 'columns'] as const) {
+      const d = saved[key];
+      if (d) Object.defineProperty(stdout, key, d);
+      else delete stdout[key];
+    }
+    process.env = savedEnv;
+  }
+}
+
+const forms = (path: string[]) => [
+  [...path, '--help'],
+  [...path, '-h'],
+  ['help', ...path],
+];
+
+describe('help from generated text (the launcher fast path)', () => {
+  it('has an entry for every command: none was left to the bundle at build time', () => {
+    expect(generated.problems).toEqual([]);
+    expect(ALL.length).toBeGreaterThan(50);
+    for (const [path] of ALL) expect(answerHelp([...path, '--help'], load, 80), path.join(' ')).toBeDefined();
+  });
+
+  it.each(SCREENS)('is byte-identical to the CLI for every command and form (--help, -h, help <command>) on %s', async (_name, screen) => {
+    const width = stdoutHelpWidth(screen);
+    const differing: string[] = [];
+    for (const [path] of ALL) {
+      for (const args of forms(path)) {
+        const cli = await cliOutput(args, screen);
+        expect(cli.code, args.join(' ')).toBe(0);
+        expect(cli.out.length, args.join(' ')).toBeGreaterThan(0);
+        if (answerHelp(args, load, width) !== cli.out) differing.push(args.join(' '));
+      }
+    }
+    const topic = await cliOutput(['help', 'exit-codes'], screen);
+    expect(answerHelp(['help', 'exit-codes'], load, width)).toBe(topic.out);
+    expect(differing).toEqual([]);
+  });
+
+  it('uses the width commander uses: the terminal width on a terminal, 80 on a pipe (COLUMNS is not read)', () => {
+    expect(stdoutHelpWidth({ isTTY: false, columns: 200 })).toBe(80);
+    expect(stdoutHelpWidth({ isTTY: true, columns: 200 })).toBe(200);
+    expect(stdoutHelpWidth({ isTTY: true })).toBe(80);
+  });
+
+  it('wraps like commander at every width from 0 to 250 columns, for every command', () => {
+    const differing: string[] = [];
+    for (const [path, cmd] of ALL) {
+      const entry = helpEntry(cmd);
+      if ('unsupported' in entry) throw new Error(`${path.join(' ')}: ${entry.unsupported}`);
+      for (let width = 0; width <= 250; width++) {
+        if (renderHelp(entry, width) !== commanderHelp(cmd, width).written) differing.push(`${path.join(' ')} at ${width}`);
+      }
+    }
+    expect(differing).toEqual([]);
+  });
+
+  it('answers nothing it cannot answer exactly, so the bundle does', () => {
+    for (const args of [
+      [],
+      ['notes'],
+      ['notes', 'list'],
+      ['notes', 'list', '--json', '--help'],
+      ['--json', 'notes', 'list', '--help'],
+      ['notes', 'list', 'extra', '--help'],
+      ['notes', 'nosuch', '--help'],
+      ['nosuch', '--help'],
+      ['../notes', '--help'],
+      ['Notes', '--help'],
+      ['notes', 'list', '--hel'],
+      ['notes', '--help', 'list'],
+      ['help', 'nosuch'],
+      ['help', 'notes', '--json'],
+      ['help', '../_root'],
+      ['--version'],
+    ]) {
+      expect(answerHelp(args, load, 80), args.join(' ')).toBeUndefined();
+    }
+    expect(answerHelp(['--help'], () => undefined, 80)).toBeUndefined();
+  });
+
+  it('dist/help/ is what the command tree generates (run npm run build when this fails)', () => {
+    const dir = new URL('../../dist/help/', import.meta.url);
+    expect(existsSync(dir), 'dist/help/ is missing: run npm run build').toBe(true);
+    const built = Object.fromEntries(
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => [f.slice(0, -'.json'.length), JSON.parse(readFileSync(new URL(f, dir), 'utf8')) as HelpFile]),
+    );
+    expect(built).toEqual(generated.files);
+  });
+});
