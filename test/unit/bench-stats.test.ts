@@ -2,10 +2,12 @@
 // comparison, option parsing, the load generator's response parser and the generated seed worlds. Nothing
 // here times anything.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ResponseParser } from '../bench/load.js';
+import { ResponseParser, runLoad } from '../bench/load.js';
 import {
   formatCase, formatComparison, formatTargets, judgeTargets, pairedCase, parseResult, RESULT_FORMAT, series,
   type BenchResult, type TargetReport,
@@ -205,6 +207,60 @@ describe('load generator response parser', () => {
 
   it('refuses what is not HTTP', () => {
     expect(() => new ResponseParser().push(Buffer.from('SSH-2.0\r\n\r\n'))).toThrow(/not an HTTP answer/);
+  });
+});
+
+describe('load generator', () => {
+  let server: Server;
+  let url = '';
+  let seen = 0;
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('closed loop: every answer counted, none failed', async () => {
+    server = createServer((req, res) => {
+      seen++;
+      // the first request of a run stalls 300 ms; the others answer at once (chunked, to exercise the parser)
+      const answer = () => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ n: seen, auth: req.headers.authorization ?? null }));
+      };
+      if (req.url === '/stall' && seen === 1) setTimeout(answer, 300);
+      else answer();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const r = await runLoad({ url: `${url}/fast`, headers: { authorization: 'Bearer x' }, connections: 2, durationMs: 200 });
+    expect(r.errors).toBe(0);
+    expect(r.ok).toBeGreaterThan(0);
+    expect(r.latencies).toHaveLength(r.ok);
+    expect(r.rps).toBe(r.ok / 0.2);
+  });
+
+  it('open loop: the requests of the schedule, with the time they waited behind a stall counted', async () => {
+    seen = 0;
+    const r = await runLoad({ url: `${url}/stall`, connections: 1, durationMs: 500, rate: 100 });
+    expect(r.ok + r.errors).toBe(50);
+    expect(r.errors).toBe(0);
+    // One socket: the requests scheduled while the first answer stalled waited for it. Counted from their
+    // scheduled time, several of them took most of the stall; counted from the moment they were sent, only
+    // the first would have.
+    expect(r.latencies.filter((ms) => ms >= 200).length).toBeGreaterThan(3);
+  });
+
+  it('counts error statuses as errors', async () => {
+    const bad = createServer((_req, res) => {
+      res.statusCode = 503;
+      res.end('no');
+    });
+    await new Promise<void>((r) => bad.listen(0, '127.0.0.1', () => r()));
+    try {
+      const r = await runLoad({ url: `http://127.0.0.1:${(bad.address() as AddressInfo).port}/`, connections: 1, durationMs: 100, rate: 50 });
+      expect(r.ok).toBe(0);
+      expect(r.errors).toBe(5);
+      expect(r.firstError).toBe('HTTP 503');
+    } finally {
+      await new Promise<void>((r) => bad.close(() => r()));
+    }
   });
 });
 
