@@ -102,6 +102,13 @@ export function timeNodeSync(node: string, args: string[], env: NodeJS.ProcessEn
   return ms;
 }
 
+/** 1000000 → 1M, 100000 → 100k, 648000 → 648k, 500 → 500. */
+export function shortCount(n: number): string {
+  if (n >= 1e6 && n % 1e5 === 0) return `${n / 1e6}M`;
+  if (n >= 1000 && n % 100 === 0) return `${n / 1000}k`;
+  return String(n);
+}
+
 export const tail = (s: string, lines = 3) => s.trim().split('\n').slice(-lines).join(' | ');
 
 /** VmHWM (peak resident set) of a running process in MB; undefined off Linux or once it is gone. */
@@ -141,7 +148,7 @@ export class NotApplicable extends Error {}
  * `notevox sandbox start --port 0 --json --rate-limit 0 [args]` of the measured checkout; resolves with its
  * first stdout line parsed. `args` may override the rate limit.
  */
-export async function startSandbox(node: string, bin: string, env: NodeJS.ProcessEnv, args: string[] = [], timeoutMs = 180_000): Promise<Sandbox> {
+export async function startSandbox(node: string, bin: string, env: NodeJS.ProcessEnv, args: string[] = [], timeoutMs = 600_000): Promise<Sandbox> {
   const started = performance.now();
   const child = spawn(node, [bin, 'sandbox', 'start', '--port', '0', '--json', '--rate-limit', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

@@ -3,7 +3,7 @@
 // first page and last page, each paired with the same page of the 1k world; then `notevox notes list --all`
 // over the 100k world. A list whose cost grows with all notes shows ratios far above 1.
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
-import { NotApplicable, runNode, timedGet, type BenchContext, type Sandbox } from './lib.js';
+import { NotApplicable, runNode, shortCount, timedGet, type BenchContext, type Sandbox } from './lib.js';
 import { series } from './results.js';
 import { alternate, median, pairRatios, repeat } from './stats.js';
 import type { WorldInfo } from './world.js';
@@ -23,8 +23,6 @@ interface Listed {
   visible?: number;
   walkNote?: string;
 }
-
-const short = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
 
 /**
  * Walk the list to its last page: pages of 1000 to the last one, then pages of 100 from there. Gives up as
@@ -82,7 +80,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const listed: Listed[] = [];
   for (const n of sizes) {
     const world = await ctx.world(n);
-    ctx.log(`starting a sandbox on the ${short(n)}-note world …`);
+    ctx.log(`starting a sandbox on the ${shortCount(n)}-note world …`);
     const sandbox = await ctx.sandbox(['--seed', world.file]);
     const l: Listed = { world, sandbox, url: sandbox.baseUrl + listPath };
     // the share of notes the member lists is the same in every world (same generator): take it from the last one walked
@@ -98,10 +96,10 @@ export async function run(ctx: BenchContext): Promise<void> {
   const largest = large[large.length - 1];
   for (const l of large) {
     for (const which of ['first', 'last'] as const) {
-      await ctx.runCase(`page-${which}-${short(l.world.notes)}`, `${which} page of ${PAGE} at ${short(l.world.notes)} notes vs at ${short(small.world.notes)}`, [], async () => {
+      await ctx.runCase(`page-${which}-${shortCount(l.world.notes)}`, `${which} page of ${PAGE} at ${shortCount(l.world.notes)} notes vs at ${shortCount(small.world.notes)}`, [], async () => {
         if (which === 'last') {
-          if (l.lastCursor === undefined) throw new NotApplicable(`no last page at ${short(l.world.notes)}: ${l.walkNote}`);
-          if (small.lastCursor === undefined) throw new NotApplicable(`no last page at ${short(small.world.notes)}: ${small.walkNote}`);
+          if (l.lastCursor === undefined) throw new NotApplicable(`no last page at ${shortCount(l.world.notes)}: ${l.walkNote}`);
+          if (small.lastCursor === undefined) throw new NotApplicable(`no last page at ${shortCount(small.world.notes)}: ${small.walkNote}`);
         }
         const s = await alternate(
           { pairs: ctx.pairs, warmups: ctx.warmups },
@@ -110,8 +108,8 @@ export async function run(ctx: BenchContext): Promise<void> {
         );
         if (l === largest) worstAtLargest.push({ which, ratio: median(pairRatios(s.a, s.b)) });
         const info: Record<string, string | number> = {};
-        for (const x of [l, small]) info[`notes listed at ${short(x.world.notes)}`] = x.visible ?? `unknown (${x.walkNote})`;
-        return { a: series(`${which} page at ${short(l.world.notes)}`, 'ms', s.a), b: series(`${which} page at ${short(small.world.notes)}`, 'ms', s.b), info };
+        for (const x of [l, small]) info[`notes listed at ${shortCount(x.world.notes)}`] = x.visible ?? `unknown (${x.walkNote})`;
+        return { a: series(`${which} page at ${shortCount(l.world.notes)}`, 'ms', s.a), b: series(`${which} page at ${shortCount(small.world.notes)}`, 'ms', s.b), info };
       });
     }
   }
@@ -123,7 +121,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 
   // notes list --all over the largest world, through the CLI (pages of 1000), output ndjson to a pipe
   const l = largest;
-  const n = short(l.world.notes);
+  const n = shortCount(l.world.notes);
   await ctx.runCase(`list-all-${n}`, `\`notevox notes list --all -o ndjson\` over ${n} notes`, ['lists.all'], async () => {
     const env = ctx.cliEnv({ NOTEVOX_API_KEY: l.world.memberKey, NOTEVOX_BASE_URL: l.sandbox.baseUrl });
     // without a finished walk, the count is estimated from the next world down (same generator, same mix)

@@ -171,7 +171,7 @@ async function runBenches(o: Options): Promise<number> {
     targets: [],
   };
   const out = o.out ?? join(BENCH_ROOT, 'bench-results', `${timestamp(started)}${o.quick ? '-quick' : ''}.json`);
-  process.stdout.write(`${formatMachine(result)}\nbenches: ${names.join(', ')}; ${o.pairs} pairs after ${o.warmups} warm-up${o.warmups === 1 ? '' : 's'}${o.quick ? '; --quick (reduced sizes)' : ''}\n\n`);
+  process.stdout.write(`${formatMachine(result)}\nbenches: ${names.join(', ')}; ${o.pairs} pair${o.pairs === 1 ? '' : 's'} after ${o.warmups} warm-up${o.warmups === 1 ? '' : 's'}${o.quick ? '; --quick (reduced sizes)' : ''}\n\n`);
 
   const reports = new Map<string, TargetReport>();
   const hooks = {

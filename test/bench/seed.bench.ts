@@ -1,7 +1,7 @@
 // Sandbox start on a big seed: `notevox sandbox start --seed <100k notes, 1M word memories>` from spawn to its
 // JSON line (the sandbox answers from then on), and its peak RSS at that moment, paired with a start on the
 // built-in demo seed (the fixed cost of starting at all).
-import type { BenchContext } from './lib.js';
+import { shortCount, type BenchContext } from './lib.js';
 import { series } from './results.js';
 import { alternate, median } from './stats.js';
 
@@ -10,7 +10,7 @@ export const title = 'sandbox start on a 100k-notes/1M-word-memories seed';
 export async function run(ctx: BenchContext): Promise<void> {
   const notes = ctx.quick ? 5000 : 100_000;
   const world = await ctx.world(notes);
-  const label = `${notes / 1000}k notes/${world.wordMemories >= 1e6 ? `${world.wordMemories / 1e6}M` : `${world.wordMemories / 1000}k`} word memories`;
+  const label = `${shortCount(notes)} notes/${shortCount(world.wordMemories)} word memories`;
   const rss = { big: [] as number[], demo: [] as number[] };
   const start = async (args: string[], into: number[], index: number) => {
     const sb = await ctx.sandbox(args);

@@ -9,7 +9,7 @@ import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
 import { LIMITS } from '../../src/contract/limits.js';
-import { FIXTURES, runNode, tail, type BenchContext, type Sandbox } from './lib.js';
+import { FIXTURES, runNode, shortCount, tail, type BenchContext, type Sandbox } from './lib.js';
 import { series } from './results.js';
 import { alternate, median, pairRatios } from './stats.js';
 
@@ -115,8 +115,8 @@ async function nextWindow(): Promise<void> {
 export async function run(ctx: BenchContext): Promise<void> {
   const rows = ctx.quick ? 20_000 : 1_000_000;
   const latencyRows = ctx.quick ? 10_000 : 200_000;
-  await compare(ctx, 'loopback', `${rows / 1000}k rows, loopback`, rows, [], 'wm.loopback');
-  await compare(ctx, 'latency', `${latencyRows / 1000}k rows, +${LATENCY_MS} ms latency`, latencyRows, ['--faults', `latency=1:${LATENCY_MS}-${LATENCY_MS}@/word-memories`], 'wm.latency');
+  await compare(ctx, 'loopback', `${shortCount(rows)} rows, loopback`, rows, [], 'wm.loopback');
+  await compare(ctx, 'latency', `${shortCount(latencyRows)} rows, +${LATENCY_MS} ms latency`, latencyRows, ['--faults', `latency=1:${LATENCY_MS}-${LATENCY_MS}@/word-memories`], 'wm.latency');
 
   if (ctx.quick) {
     const why = 'not run with --quick (it takes over a minute)';

@@ -241,6 +241,7 @@ describe('load generator', () => {
     const r = await runLoad({ url: `${url}/stall`, connections: 1, durationMs: 500, rate: 100 });
     expect(r.ok + r.errors).toBe(50);
     expect(r.errors).toBe(0);
+    expect(r.unanswered).toEqual([]);
     // One socket: the requests scheduled while the first answer stalled waited for it. Counted from their
     // scheduled time, several of them took most of the stall; counted from the moment they were sent, only
     // the first would have.
@@ -260,6 +261,21 @@ describe('load generator', () => {
       expect(r.firstError).toBe('HTTP 503');
     } finally {
       await new Promise<void>((r) => bad.close(() => r()));
+    }
+  });
+
+  it('open loop: requests with no answer by the end of the drain are reported with their wait', async () => {
+    const silent = createServer(() => {}); // never answers
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    try {
+      const r = await runLoad({ url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, connections: 2, durationMs: 100, rate: 50, drainMs: 100 });
+      expect(r.ok).toBe(0);
+      expect(r.errors).toBe(0);
+      expect(r.unanswered).toHaveLength(5); // 2 sent, 3 waiting for a socket
+      for (const ms of r.unanswered) expect(ms).toBeGreaterThanOrEqual(100);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((r) => silent.close(() => r()));
     }
   });
 });
