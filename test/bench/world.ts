@@ -169,7 +169,7 @@ export function makeNote(i: number, rand: () => number): Record<string, unknown>
   return withParagraphs(note, i, rand);
 }
 
-/** Every 20th note has a short transcript: with them, the 100k world's state is about 144 MB, as in issue 15. */
+/** Every 20th note has a short transcript: the 100k world's sql.js state is then about 160 MB (issue 15 measured at 144 MB). */
 function withParagraphs(note: Record<string, unknown>, i: number, rand: () => number): Record<string, unknown> {
   if (i % 20 !== 0) return note;
   const n = 2 + Math.floor(rand() * 2);
