@@ -1,184 +1,385 @@
-// Shared helpers for the benches run by test/bench/run.ts: timing child processes, statistics, a
-// sandbox started through the built CLI, and the result table. Numbers are printed, never asserted.
+// What the benches share: running the measured checkout's CLI and sandbox (from `--root`, with `--node`),
+// peak RSS of child processes, small HTTP helpers, and the context through which a bench records its cases
+// and target values. Numbers are printed and written to a JSON file, never asserted.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { buildPath, endpoint } from '../../src/contract/endpoints.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pairedCase, type CaseResult, type Series, type TargetReport } from './results.js';
+import { ensureWorld, type WorldInfo } from './world.js';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const BIN = join(ROOT, 'bin', 'notevox.js');
+/** This checkout (the bench's own code, caches and results). */
+export const BENCH_ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
+export const FIXTURES = join(BENCH_ROOT, 'test', 'bench', 'fixtures');
+const RSS_PROBE = pathToFileURL(join(FIXTURES, 'rss-probe.mjs')).href;
 
-/** One line of a bench's result table. */
-export interface BenchRow {
-  case: string;
-  medianMs: number;
-  p90Ms: number;
-  /** Median divided by the baseline median (1 for the baseline itself); absent when there is none. */
-  ratio?: number;
-  /** The ratio the row should stay within. */
-  target?: number;
+/** Variables that would make the measured processes differ from a user's (and from each other). */
+const STRIPPED_ENV = ['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NOTEVOX_API_KEY', 'NOTEVOX_BASE_URL', 'NOTEVOX_PROFILE', 'NOTEVOX_DEBUG', 'NOTEVOX_BENCH_RSS_FILE'];
+
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of STRIPPED_ENV) delete env[k];
+  return { ...env, ...extra };
 }
+
+export interface ProcResult {
+  ms: number;
+  /** performance.now() at the exit (to pair with the times `onStderr` sees). */
+  exitAt: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Peak RSS (the process's own maxRSS at exit), when asked for and the process exited normally. */
+  peakRssMb?: number;
+}
+
+export interface RunOptions {
+  env: NodeJS.ProcessEnv;
+  /** Record the peak RSS of a node process (adds `--import rss-probe.mjs`: do not use it on timed start-up runs). */
+  rss?: boolean;
+  /** Kill the process (SIGKILL) after this many ms; the result then has `signal`. */
+  timeoutMs?: number;
+  /** Keep at most this many characters of stdout (default 1 MB); `onStdout` sees every chunk. */
+  maxStdout?: number;
+  onStdout?: (chunk: string) => void;
+  onStderr?: (chunk: string, at: number) => void;
+}
+
+/** Run `node <args>` with `node` (not the bench's own runtime) and time it from spawn to exit. */
+export function runNode(node: string, args: string[], opts: RunOptions): Promise<ProcResult> {
+  let rssFile: string | undefined;
+  let env = opts.env;
+  if (opts.rss) {
+    rssFile = join(mkdtempSync(join(tmpdir(), 'notevox-bench-rss-')), 'maxrss');
+    env = { ...env, NOTEVOX_BENCH_RSS_FILE: rssFile };
+    args = ['--import', RSS_PROBE, ...args];
+  }
+  const maxStdout = opts.maxStdout ?? 1 << 20;
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(node, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let exitAt = 0;
+    const timer = opts.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs) : undefined;
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      if (stdout.length < maxStdout) stdout += s.slice(0, maxStdout - stdout.length);
+      opts.onStdout?.(s);
+    });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => {
+      stderr = (stderr + s).slice(-20_000);
+      opts.onStderr?.(s, performance.now());
+    });
+    child.once('error', reject);
+    child.once('exit', () => (exitAt = performance.now()));
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      let peakRssMb: number | undefined;
+      if (rssFile) {
+        try {
+          peakRssMb = Number(readFileSync(rssFile, 'utf8')) / 1024;
+        } catch {
+          // killed before its exit handler ran
+        }
+        rmSync(join(rssFile, '..'), { recursive: true, force: true });
+      }
+      resolve({ ms: exitAt - started, exitAt, code, signal, stdout, stderr, peakRssMb });
+    });
+  });
+}
+
+/** Wall-clock ms of one `node <args>` run, synchronously (the least overhead around a short process); throws unless it exits 0. */
+export function timeNodeSync(node: string, args: string[], env: NodeJS.ProcessEnv): number {
+  const started = performance.now();
+  const r = spawnSync(node, args, { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const ms = performance.now() - started;
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited with ${r.status ?? r.signal}: ${tail(r.stderr)}`);
+  return ms;
+}
+
+/** 1000000 → 1M, 100000 → 100k, 648000 → 648k, 500 → 500. */
+export function shortCount(n: number): string {
+  if (n >= 1e6 && n % 1e5 === 0) return `${n / 1e6}M`;
+  if (n >= 1000 && n % 100 === 0) return `${n / 1000}k`;
+  return String(n);
+}
+
+export const tail = (s: string, lines = 3) => s.trim().split('\n').slice(-lines).join(' | ');
+
+/** VmHWM (peak resident set) of a running process in MB; undefined off Linux or once it is gone. */
+export function vmHwmMb(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const kb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return kb ? kb / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------- the measured checkout's sandbox
 
 export interface Sandbox {
   baseUrl: string;
-  /** Full keys (`id.secret`) in the seed's order. Demo values of the local sandbox, never real credentials. */
-  keys: string[];
-  /** A note guid, when the sandbox's JSON line lists notes. */
-  noteGuid?: string;
+  /** Full keys (`id.secret`) by key id, as printed by `sandbox start --json`. */
+  keys: Map<string, string>;
+  /** ms from spawn to the JSON line. */
+  startMs: number;
+  /** VmHWM when the JSON line came. */
+  readyRssMb?: number;
+  pid: number;
+  key(id: string): string;
+  /** VmHWM now. */
+  peakRssMb(): number | undefined;
+  stop(): Promise<void>;
 }
 
-/** What the runner hands to every bench's `run(ctx)`. */
-export interface BenchContext {
-  runs: number;
-  warmups: number;
-  /** Samples of `node -e 0` (the baseline of startup costs), measured once per run of the runner. */
-  baseline(): Promise<number[]>;
-  /** A sandbox shared by the benches of this run (started on first use, stopped by the runner). */
-  sandbox(): Promise<Sandbox>;
-  /** A fresh empty directory, removed when the runner ends. */
-  tempDir(): string;
-  /** An environment for the CLI: no colour, non-interactive, an empty config dir, plus `extra`. */
-  cliEnv(extra?: Record<string, string>): NodeJS.ProcessEnv;
-}
+export class SandboxStartError extends Error {}
 
-export function median(samples: number[]): number {
-  return percentile(samples, 50);
-}
-
-/** Nearest-rank percentile. */
-export function percentile(samples: number[], p: number): number {
-  if (!samples.length) throw new Error('no samples');
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-/** Wall-clock milliseconds of `node <args>`, `runs` times after `warmups` unmeasured runs; any failure throws. */
-export function timeNode(args: string[], opts: { runs: number; warmups: number; env?: NodeJS.ProcessEnv }): number[] {
-  const samples: number[] = [];
-  for (let i = 0; i < opts.warmups + opts.runs; i++) {
-    const start = performance.now();
-    const r = spawnSync(process.execPath, args, { env: opts.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
-    const ms = performance.now() - start;
-    if (r.error) throw r.error;
-    if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited with ${r.status ?? r.signal}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
-    if (i >= opts.warmups) samples.push(ms);
-  }
-  return samples;
-}
-
-/** A table row from samples; `baselineMs` and `target` give the ratio and the PASS/MISS column. */
-export function row(name: string, samples: number[], opts: { baselineMs?: number; target?: number } = {}): BenchRow {
-  const medianMs = median(samples);
-  return { case: name, medianMs, p90Ms: percentile(samples, 90), ratio: opts.baselineMs ? medianMs / opts.baselineMs : undefined, target: opts.target };
-}
-
-export function formatTable(title: string, rows: BenchRow[]): string {
-  const cells = [
-    ['case', 'median ms', 'p90 ms', 'ratio', 'target', ''],
-    ...rows.map((r) => [
-      r.case,
-      r.medianMs.toFixed(1),
-      r.p90Ms.toFixed(1),
-      r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`,
-      r.target === undefined ? '' : `≤ ${r.target}×`,
-      r.target === undefined || r.ratio === undefined ? '' : r.ratio <= r.target ? 'PASS' : 'MISS',
-    ]),
-  ];
-  const widths = cells[0].map((_, i) => Math.max(...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ').trimEnd();
-  return [title, line(cells[0]), ...cells.slice(1).map(line)].join('\n') + '\n';
-}
+/** Thrown by a case that cannot be measured for a known reason (not a failure of the bench or the code). */
+export class NotApplicable extends Error {}
 
 /**
- * Start `notevox sandbox start --port 0 --json` from the build and read its first stdout line
- * (`{baseUrl, keys}`); throws with the sandbox's own error output if it does not come up.
+ * `notevox sandbox start --port 0 --json --rate-limit 0 [args]` of the measured checkout; resolves with its
+ * first stdout line parsed. `args` may override the rate limit.
  */
-export async function startSandbox(env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<Sandbox & { stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--rate-limit', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startSandbox(node: string, bin: string, env: NodeJS.ProcessEnv, args: string[] = [], timeoutMs = 600_000): Promise<Sandbox> {
+  const started = performance.now();
+  const child = spawn(node, [bin, 'sandbox', 'start', '--port', '0', '--json', '--rate-limit', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (s: string) => (stderr = (stderr + s).slice(-2000)));
-  const fail = (why: string) => new Error(`the sandbox could not start (${why})${stderr.trim() ? `:\n${stderr.trim()}` : ''}`);
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr = (stderr + s).slice(-4000)));
+  const fail = (why: string) => new SandboxStartError(`sandbox start ${args.join(' ')} failed (${why})${stderr.trim() ? `: ${tail(stderr, 4)}` : ''}`);
   let line: string;
   try {
     line = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(fail(`no output within ${timeoutMs / 1000} s`)), timeoutMs);
-      createInterface({ input: child.stdout! }).once('line', (l) => {
+      createInterface({ input: child.stdout }).once('line', (l) => {
         clearTimeout(timer);
         resolve(l);
       });
       child.once('error', (e) => reject(fail(e.message)));
-      child.once('exit', (code, signal) => reject(fail(`exited with ${code ?? signal}`)));
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(fail(`exited with ${code ?? signal}`));
+      });
     });
   } catch (e) {
-    await stop(child);
+    await stopChild(child);
     throw e;
   }
-  let parsed: { baseUrl?: unknown; keys?: Array<{ key?: string; id?: string; secret?: string }>; notes?: Array<{ guid?: string }> };
+  const startMs = performance.now() - started;
+  const readyRssMb = vmHwmMb(child.pid);
+  let parsed: { baseUrl?: unknown; keys?: Array<{ id?: string; key?: string; secret?: string }> };
   try {
     parsed = JSON.parse(line);
   } catch {
-    await stop(child);
-    throw fail(`its first line is not JSON: ${line.slice(0, 200)}`);
+    await stopChild(child);
+    throw fail(`its first line is not JSON: ${line.slice(0, 120)}`);
   }
-  const keys = (parsed.keys ?? []).map((k) => k.key ?? (k.id && k.secret ? `${k.id}.${k.secret}` : '')).filter(Boolean);
-  if (typeof parsed.baseUrl !== 'string' || !keys.length) {
-    await stop(child);
-    throw fail('its JSON line has no baseUrl or no keys');
+  if (typeof parsed.baseUrl !== 'string') {
+    await stopChild(child);
+    throw fail('its JSON line has no baseUrl');
   }
-  return { baseUrl: parsed.baseUrl, keys, noteGuid: parsed.notes?.[0]?.guid, stop: () => stop(child) };
+  const keys = new Map<string, string>();
+  for (const k of parsed.keys ?? []) {
+    const full = k.key ?? (k.id && k.secret ? `${k.id}.${k.secret}` : undefined);
+    if (k.id && full) keys.set(k.id, full);
+  }
+  // Drain stdout so the sandbox never blocks on a full pipe.
+  child.stdout.resume();
+  return {
+    baseUrl: parsed.baseUrl,
+    keys,
+    startMs,
+    readyRssMb,
+    pid: child.pid!,
+    key(id) {
+      const k = keys.get(id);
+      if (!k) throw new Error(`the sandbox printed no key ${id} (it printed ${[...keys.keys()].join(', ') || 'none'})`);
+      return k;
+    },
+    peakRssMb: () => vmHwmMb(child.pid),
+    stop: () => stopChild(child),
+  };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   await exited;
   clearTimeout(timer);
 }
 
-/** A note and a key that reads it (the JSON line's note with the first key, else the first listed note): for note benches. */
-export async function findNote(sandbox: Sandbox): Promise<{ guid: string; key: string }> {
-  if (sandbox.noteGuid) return { guid: sandbox.noteGuid, key: sandbox.keys[0] };
-  const url = sandbox.baseUrl.replace(/\/+$/, '') + buildPath(endpoint('notes.list'));
-  for (const key of sandbox.keys) {
-    const res = await fetch(`${url}?size=1`, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' } });
-    if (!res.ok) continue;
-    const body = (await res.json()) as { content?: Array<{ guid?: string; noteGuid?: string }> };
-    const note = body.content?.[0];
-    const guid = note?.guid ?? note?.noteGuid;
-    if (guid) return { guid, key };
-  }
-  throw new Error(`no seeded key of the sandbox at ${sandbox.baseUrl} lists any note`);
+// ---------------------------------------------------------------- HTTP helpers (setup and single timed requests)
+
+/** A JSON API call for setting a case up (not timed). */
+export async function api<T>(baseUrl: string, key: string, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(baseUrl.replace(/\/+$/, '') + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : undefined) as T;
 }
 
-/** The context the runner passes to benches; `close()` stops the sandbox and removes temp dirs. */
-export function createBenchContext(opts: { runs: number; warmups: number }): BenchContext & { close(): Promise<void> } {
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
+
+/** One GET over a kept-alive connection: ms to the last byte of the answer, and the body. Throws on a non-2xx status. */
+export function timedGet(url: string, key: string): Promise<{ ms: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(url, { agent: keepAlive, headers: { authorization: `Bearer ${key}`, accept: 'application/json' } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (b: Buffer) => parts.push(b));
+      res.on('end', () => {
+        const ms = performance.now() - started;
+        const body = Buffer.concat(parts).toString('utf8');
+        if ((res.statusCode ?? 0) >= 300) reject(new Error(`GET ${new URL(url).pathname}: HTTP ${res.statusCode} ${body.slice(0, 300)}`));
+        else resolve({ ms, body });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+export function closeHttp(): void {
+  keepAlive.destroy();
+}
+
+// ---------------------------------------------------------------- the context a bench runs in
+
+export interface CaseBody {
+  a?: Series;
+  b?: Series;
+  /** Peak RSS by process; undefined values (not measured) are left out. */
+  peakRssMb?: Record<string, number | undefined>;
+  /** Undefined values are left out. */
+  info?: Record<string, string | number | undefined>;
+}
+
+export interface BenchContext {
+  bench: string;
+  quick: boolean;
+  pairs: number;
+  warmups: number;
+  /** The checkout measured (`--root`), its CLI entry and the node binary that runs it (`--node`). */
+  root: string;
+  bin: string;
+  node: string;
+  cacheDir: string;
+  /** Progress to stderr. */
+  log(msg: string): void;
+  /** A fresh empty directory, removed when the run ends. */
+  tempDir(): string;
+  /** An environment for the CLI: no colour, non-interactive, an empty config dir, plus `extra`. */
+  cliEnv(extra?: Record<string, string>): NodeJS.ProcessEnv;
+  /** A sandbox of the measured checkout, stopped when the run ends (or by `stop()`). */
+  sandbox(args?: string[]): Promise<Sandbox>;
+  /** The cached seed world of `notes` notes (generated on first use). */
+  world(notes: number): Promise<WorldInfo>;
+  /**
+   * Run one case: `body` measures and returns the series; the case is printed and recorded. When it throws,
+   * the case is recorded as n/a with the message and every target in `targets` not yet reported becomes n/a.
+   */
+  runCase(id: string, title: string, targets: string[], body: () => Promise<CaseBody>): Promise<CaseResult>;
+  /** The value of a target (a median ratio, seconds, MB…), or null with the reason it could not be measured. */
+  report(targetId: string, report: TargetReport): void;
+}
+
+export interface ContextHooks {
+  onCase(c: CaseResult): void;
+  onReport(id: string, r: TargetReport): void;
+  hasReport(id: string): boolean;
+}
+
+export interface ContextOptions {
+  quick: boolean;
+  pairs: number;
+  warmups: number;
+  root: string;
+  node: string;
+  cacheDir: string;
+}
+
+/** The context of one bench (cases tagged with its name); `close()` stops its sandboxes and removes its temp dirs. */
+export function createContext(bench: string, opts: ContextOptions, hooks: ContextHooks): BenchContext & { close(): Promise<void> } {
   const dirs: string[] = [];
-  let baseline: Promise<number[]> | undefined;
-  let sandbox: ReturnType<typeof startSandbox> | undefined;
+  const sandboxes: Sandbox[] = [];
   const tempDir = () => {
     const d = mkdtempSync(join(tmpdir(), 'notevox-bench-'));
     dirs.push(d);
     return d;
   };
-  const cliEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CI: '1', NOTEVOX_CONFIG_DIR: tempDir(), ...extra };
-    for (const k of ['NOTEVOX_API_KEY', 'NOTEVOX_BASE_URL', 'NOTEVOX_PROFILE', 'NOTEVOX_DEBUG']) if (!(k in extra)) delete env[k];
-    return env;
-  };
-  return {
+  const bin = join(opts.root, 'bin', 'notevox.js');
+  const cliEnv = (extra: Record<string, string> = {}) => cleanEnv({ NO_COLOR: '1', CI: '1', NOTEVOX_CONFIG_DIR: tempDir(), NOTEVOX_CACHE_DIR: tempDir(), ...extra });
+  const log = (msg: string) => process.stderr.write(`[${bench}] ${msg}\n`);
+  const ctx: BenchContext & { close(): Promise<void> } = {
+    bench,
     ...opts,
-    baseline: () => (baseline ??= Promise.resolve().then(() => timeNode(['-e', '0'], opts))),
-    sandbox: () => (sandbox ??= startSandbox(cliEnv())),
+    bin,
+    log,
     tempDir,
     cliEnv,
+    async sandbox(args = []) {
+      const sb = await startSandbox(opts.node, bin, cliEnv(), args);
+      const stop = sb.stop;
+      const tracked: Sandbox = {
+        ...sb,
+        stop: async () => {
+          const i = sandboxes.indexOf(tracked);
+          if (i >= 0) sandboxes.splice(i, 1);
+          await stop();
+        },
+      };
+      sandboxes.push(tracked);
+      return tracked;
+    },
+    world: (notes) => ensureWorld(opts.cacheDir, notes, log),
+    async runCase(id, title, targets, body) {
+      const load = loadavg();
+      let c: CaseResult;
+      try {
+        const r = await body();
+        const rss = Object.entries(r.peakRssMb ?? {}).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1]));
+        const base = { bench, id, title, load, ...(rss.length ? { peakRssMb: Object.fromEntries(rss) } : {}), ...(r.info ? { info: Object.fromEntries(Object.entries(r.info).filter((e): e is [string, string | number] => e[1] !== undefined)) } : {}) };
+        c = r.a && r.b ? pairedCase(base, r.a, r.b) : { ...base, a: r.a };
+      } catch (e) {
+        const why = (e as Error).message;
+        c = { bench, id, title, load, na: why, ...(e instanceof NotApplicable ? {} : { failed: true }) };
+        for (const t of targets) if (!hooks.hasReport(t)) hooks.onReport(t, { value: null, detail: `case failed: ${why}` });
+      }
+      hooks.onCase(c);
+      return c;
+    },
+    report: (id, r) => hooks.onReport(id, r),
     async close() {
-      if (sandbox) await sandbox.then((s) => s.stop(), () => {});
+      for (const sb of [...sandboxes]) await sb.stop().catch(() => {});
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     },
   };
+  return ctx;
+}
+
+/** The git commit of a checkout and whether it has uncommitted changes (null when it is not a git checkout). */
+export function gitState(dir: string): { commit: string | null; dirty: boolean | null } {
+  const head = spawnSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' });
+  if (head.status !== 0) return { commit: null, dirty: null };
+  const status = spawnSync('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' });
+  return { commit: head.stdout.trim(), dirty: status.status === 0 ? status.stdout.trim() !== '' : null };
+}
+
+export function checkRoot(root: string): void {
+  if (!existsSync(join(root, 'bin', 'notevox.js'))) throw new Error(`${root} has no bin/notevox.js: --root must be a notevox checkout`);
+  if (!existsSync(join(root, 'dist', 'cli.js'))) throw new Error(`${root}/dist/cli.js is missing: run \`npm ci\` (or \`npm run build\`) in that checkout first`);
 }

@@ -1,21 +1,62 @@
-// Startup: `--version` and `--help` against `node -e 0`, and one network command against a local sandbox.
-import { BIN, findNote, median, row, timeNode, type BenchContext, type BenchRow } from './lib.js';
+// Start-up: whole-process wall clock of `--version`, `--help`, `notes list --help` and `notes get -o json`
+// (against a local sandbox), each paired with `node -e 0` of the same Node binary (the floor: nothing the CLI
+// can do starts faster). Peak RSS of each comes from one extra, untimed run.
+import { buildPath, endpoint } from '../../src/contract/endpoints.js';
+import { api, runNode, timeNodeSync, type BenchContext } from './lib.js';
+import { series } from './results.js';
+import { alternate, median } from './stats.js';
 
-export const title = 'startup (wall clock of a whole process)';
+export const title = 'start-up of the CLI against `node -e 0`';
 
-export async function run(ctx: BenchContext): Promise<BenchRow[]> {
-  const base = await ctx.baseline();
-  const baselineMs = median(base);
-  const time = (args: string[], env = ctx.cliEnv()) => timeNode([BIN, ...args], { runs: ctx.runs, warmups: ctx.warmups, env });
+/** Start-up runs are short: three times the pairs of the slow cases, and two warm-ups. */
+const PAIRS_FACTOR = 3;
 
-  const rows = [
-    row('node -e 0', base, { baselineMs }),
-    row('notevox --version', time(['--version']), { baselineMs, target: 1.5 }),
-    row('notevox --help', time(['--help']), { baselineMs, target: 1.5 }),
-  ];
-  const sandbox = await ctx.sandbox();
-  const { guid, key } = await findNote(sandbox);
-  const env = ctx.cliEnv({ NOTEVOX_API_KEY: key, NOTEVOX_BASE_URL: sandbox.baseUrl });
-  rows.push(row('notevox notes get <guid>', time(['notes', 'get', guid], env), { baselineMs, target: 3 }));
-  return rows;
+export async function run(ctx: BenchContext): Promise<void> {
+  const pairs = ctx.pairs * PAIRS_FACTOR;
+  const warmups = Math.max(2, ctx.warmups);
+  const floor = ['-e', '0'];
+
+  const measure = async (id: string, label: string, target: string, args: string[], env: NodeJS.ProcessEnv) =>
+    ctx.runCase(id, `\`notevox ${label}\` vs \`node -e 0\``, [target], async () => {
+      const s = await alternate(
+        { pairs, warmups },
+        () => timeNodeSync(ctx.node, [ctx.bin, ...args], env),
+        () => timeNodeSync(ctx.node, floor, env),
+      );
+      const [cli, bare] = await Promise.all([runNode(ctx.node, [ctx.bin, ...args], { env, rss: true }), runNode(ctx.node, floor, { env, rss: true })]);
+      if (cli.code !== 0) throw new Error(`notevox ${label} exited with ${cli.code}`);
+      const a = series(`notevox ${label}`, 'ms', s.a);
+      const b = series('node -e 0', 'ms', s.b);
+      const ratios = s.a.map((x, i) => x / s.b[i]);
+      ctx.report(target, { value: median(ratios) });
+      const peakRssMb: Record<string, number> = {};
+      if (cli.peakRssMb !== undefined) peakRssMb[`notevox ${label}`] = cli.peakRssMb;
+      if (bare.peakRssMb !== undefined) peakRssMb['node -e 0'] = bare.peakRssMb;
+      return { a, b, peakRssMb };
+    });
+
+  const env = ctx.cliEnv();
+  await measure('version', '--version', 'startup.version', ['--version'], env);
+  await measure('help', '--help', 'startup.help', ['--help'], env);
+  await measure('notes-list-help', 'notes list --help', 'startup.notesListHelp', ['notes', 'list', '--help'], env);
+
+  let guid: string | undefined;
+  let key: string | undefined;
+  let baseUrl: string | undefined;
+  let setupError: Error | undefined;
+  try {
+    const sandbox = await ctx.sandbox();
+    baseUrl = sandbox.baseUrl;
+    key = sandbox.key('nvk_user_admin');
+    const list = await api<{ content: Array<{ guid?: string; noteGuid?: string }> }>(baseUrl, key, 'GET', `${buildPath(endpoint('notes.list'))}?size=1`);
+    guid = list.content[0]?.guid ?? list.content[0]?.noteGuid;
+    if (!guid) throw new Error('the demo sandbox lists no note');
+  } catch (e) {
+    setupError = e as Error;
+  }
+  if (setupError || !guid || !key || !baseUrl) {
+    await ctx.runCase('notes-get', '`notevox notes get -o json` vs `node -e 0`', ['startup.notesGet'], () => Promise.reject(setupError));
+    return;
+  }
+  await measure('notes-get', `notes get ${guid} -o json`, 'startup.notesGet', ['notes', 'get', guid, '-o', 'json'], ctx.cliEnv({ NOTEVOX_API_KEY: key, NOTEVOX_BASE_URL: baseUrl }));
 }

@@ -1,0 +1,38 @@
+// Sandbox start on a big seed: `notevox sandbox start --seed <100k notes, 1M word memories>` from spawn to its
+// JSON line (the sandbox answers from then on), and its peak RSS at that moment, paired with a start on the
+// built-in demo seed (the fixed cost of starting at all).
+import { shortCount, type BenchContext } from './lib.js';
+import { series } from './results.js';
+import { alternate, median } from './stats.js';
+
+export const title = 'sandbox start on a 100k-notes/1M-word-memories seed';
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const notes = ctx.quick ? 5000 : 100_000;
+  const world = await ctx.world(notes);
+  const label = `${shortCount(notes)} notes/${shortCount(world.wordMemories)} word memories`;
+  const rss = { big: [] as number[], demo: [] as number[] };
+  const start = async (args: string[], into: number[], index: number) => {
+    const sb = await ctx.sandbox(args);
+    try {
+      if (index >= 0 && sb.readyRssMb !== undefined) into.push(sb.readyRssMb);
+      return sb.startMs / 1000;
+    } finally {
+      await sb.stop();
+    }
+  };
+  await ctx.runCase('start', `sandbox start with a seed of ${label} (${Math.round(world.bytes / 1e6)} MB JSON) vs the demo seed`, ['seed.start'], async () => {
+    const s = await alternate(
+      { pairs: ctx.pairs, warmups: ctx.warmups },
+      (i) => start(['--seed', world.file], rss.big, i),
+      (i) => start([], rss.demo, i),
+    );
+    ctx.report('seed.start', { value: median(s.a), detail: rss.big.length ? `RSS at ready ${Math.min(...rss.big).toFixed(0)}–${Math.max(...rss.big).toFixed(0)} MB` : undefined });
+    return {
+      a: series(`start, ${label}`, 's', s.a),
+      b: series('start, demo seed', 's', s.b),
+      peakRssMb: rss.big.length ? { [`${label} (max at ready)`]: Math.max(...rss.big), 'demo seed (max at ready)': Math.max(...rss.demo) } : {},
+      info: rss.big.length ? { [`RSS at ready, ${label}, MB`]: rss.big.map((x) => x.toFixed(0)).join(' ') } : {},
+    };
+  });
+}

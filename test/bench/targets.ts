@@ -1,0 +1,42 @@
+// The speed and memory targets of notevox (issue 15's Targets list and the README's earlier ones), each printed
+// with its verdict by `npm run bench`. They are never asserted in tests: machines differ.
+import type { Op } from './stats.js';
+
+export interface Target {
+  id: string;
+  /** The bench that measures it. */
+  bench: string;
+  text: string;
+  op: Op;
+  threshold: number;
+  /** Unit of the value: `×` for ratios, else `s`, `MB`, `count`. */
+  unit: string;
+  /** The value depends on the size of the data, which `--quick` shrinks: a quick run reports it without a verdict. */
+  sizeBound: boolean;
+}
+
+export const TARGETS: readonly Target[] = [
+  { id: 'startup.version', bench: 'startup', text: '`notevox --version` ≤ 1.5× `node -e 0`', op: '<=', threshold: 1.5, unit: '×', sizeBound: false },
+  { id: 'startup.help', bench: 'startup', text: '`notevox --help` ≤ 1.5× `node -e 0`', op: '<=', threshold: 1.5, unit: '×', sizeBound: false },
+  { id: 'startup.notesListHelp', bench: 'startup', text: '`notevox notes list --help` ≤ 1.5× `node -e 0`', op: '<=', threshold: 1.5, unit: '×', sizeBound: false },
+  { id: 'startup.notesGet', bench: 'startup', text: '`notevox notes get -o json` (local sandbox) ≤ 2.5× `node -e 0`', op: '<=', threshold: 2.5, unit: '×', sizeBound: false },
+  { id: 'http.getNote', bench: 'http', text: "sandbox GET note ≥ 30 % of a bare hono app's req/s", op: '>=', threshold: 0.3, unit: '×', sizeBound: false },
+  { id: 'lists.page', bench: 'lists', text: 'notes list page at 100k notes ≤ 2× its time at 1k (first and last page)', op: '<=', threshold: 2, unit: '×', sizeBound: true },
+  { id: 'lists.all', bench: 'lists', text: '`notes list --all` over 100k notes ≤ 60 s', op: '<=', threshold: 60, unit: 's', sizeBound: true },
+  { id: 'state.p99', bench: 'state', text: 'GET note p99 with `--state` on the 100k-note world (~160 MB state) ≤ 3× the p99 without', op: '<=', threshold: 3, unit: '×', sizeBound: true },
+  { id: 'seed.start', bench: 'seed', text: 'sandbox start on a 100k-notes/1M-word-memories seed ≤ 3 s', op: '<=', threshold: 3, unit: 's', sizeBound: true },
+  { id: 'voice.throughput', bench: 'voice', text: '`voice upload` of 400 MB ≥ 0.95× the throughput of `curl -T`', op: '>=', threshold: 0.95, unit: '×', sizeBound: true },
+  { id: 'voice.rss', bench: 'voice', text: '`voice upload` of 400 MB: CLI peak RSS < 120 MB', op: '<', threshold: 120, unit: 'MB', sizeBound: true },
+  { id: 'voice.transcript', bench: 'voice', text: 'upload-complete → transcript printed ≤ 1.5× the sandbox pace', op: '<=', threshold: 1.5, unit: '×', sizeBound: false },
+  { id: 'wm.loopback', bench: 'wm', text: '`wm import` of 1M rows on loopback ≥ 2× the rows/s of a sequential loop', op: '>=', threshold: 2, unit: '×', sizeBound: true },
+  { id: 'wm.latency', bench: 'wm', text: '`wm import` with 50 ms latency per request ≥ 3× the sequential loop', op: '>=', threshold: 3, unit: '×', sizeBound: true },
+  { id: 'wm.rss', bench: 'wm', text: '`wm import` of 1M rows: CLI peak RSS < 150 MB', op: '<', threshold: 150, unit: 'MB', sizeBound: true },
+  { id: 'wm.rate429', bench: 'wm', text: '`wm import` at the default 600 requests/min: no 429', op: '<=', threshold: 0, unit: 'count', sizeBound: false },
+  { id: 'wm.rateCeiling', bench: 'wm', text: '`wm import` at 600 requests/min ≥ 90 % of the 600,000 rows/min ceiling', op: '>=', threshold: 0.9, unit: '×', sizeBound: false },
+];
+
+export function targetById(id: string): Target {
+  const t = TARGETS.find((x) => x.id === id);
+  if (!t) throw new Error(`no target ${id}`);
+  return t;
+}
