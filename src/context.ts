@@ -50,6 +50,22 @@ function positiveNumber(flag: string, value: string | undefined, min = 0): numbe
   return n;
 }
 
+/**
+ * The client a command gets: every write's answer is checked against the contract before the command sees it
+ * (src/contract/answers.ts), so that no command reports a change as made on a 2xx that is HTML, garbage or `{}`.
+ * The check (and zod with it) loads on the first write only; reads are left to the commands that need them.
+ */
+export function checkingWrites(c: ApiClient): ApiClient {
+  return {
+    ...c,
+    async call<T>(ep: Parameters<ApiClient['call']>[0], req?: Parameters<ApiClient['call']>[1]) {
+      const res = await c.call<T>(ep, req);
+      if (ep.method !== 'GET') (await import('./contract/answers.js')).assertAnswer(ep, res.data);
+      return res;
+    },
+  };
+}
+
 /** Build a command context; everything heavy (conf, undici, inquirer) loads on first use. */
 export function createContext(deps: ContextDeps): Context {
   const { io, env, globals } = deps;
@@ -93,7 +109,7 @@ export function createContext(deps: ContextDeps): Context {
       notLoggedIn: o.notLoggedIn,
     });
     deps.onDispose(() => c.close());
-    return c;
+    return checkingWrites(c);
   };
 
   const chosen = globals.output ?? deps.settings?.output;
