@@ -105,7 +105,10 @@ function enforceMode(path: string, mode: number, strict: boolean): void {
   }
 }
 
-/** How long a change waits for another notevox that is changing the config file, at most. */
+/**
+ * How long a change waits for one holder of the lock, at most. A queue of changes (100 logins at once) that keeps
+ * moving is waited for; one holder that does not let go for this long is not.
+ */
 export const CONFIG_LOCK_WAIT_MS = 30_000;
 /** A lock this old is left over from a process that died while holding it (a change takes milliseconds). */
 const STALE_LOCK_MS = 60_000;
@@ -141,12 +144,24 @@ function isStale(lock: string): boolean {
   }
 }
 
+/** Which lock file this is (a new holder makes a new file): its pid, inode and time. */
+function lockIdentity(lock: string): string {
+  try {
+    const st = statSync(lock);
+    return `${lockOwner(lock) ?? ''}:${st.ino}:${st.mtimeMs}`;
+  } catch {
+    return '';
+  }
+}
+
 /**
  * Hold `lock` (created exclusively, holding our pid) while `fn` runs. Another holder is waited for, with short
- * random pauses, for at most `waitMs`; a lock left by a dead process is taken over.
+ * random pauses, for at most `waitMs` each (the wait starts again when the lock changes hands); a lock left by a
+ * dead process is taken over.
  */
 export function withLock<T>(lock: string, fn: () => T, waitMs = CONFIG_LOCK_WAIT_MS): T {
-  const deadline = Date.now() + waitMs;
+  let deadline = Date.now() + waitMs;
+  let holder = '';
   for (let attempt = 0; ; attempt++) {
     let fd: number | undefined;
     try {
@@ -179,9 +194,14 @@ export function withLock<T>(lock: string, fn: () => T, waitMs = CONFIG_LOCK_WAIT
       } catch {}
       continue;
     }
+    const current = lockIdentity(lock);
+    if (current !== holder) {
+      holder = current;
+      deadline = Date.now() + waitMs;
+    }
     if (Date.now() >= deadline) {
       const pid = lockOwner(lock);
-      throw new CliError(`the config file is being changed by another notevox${pid ? ` (pid ${pid})` : ''}; gave up after ${waitMs / 1000}s`, {
+      throw new CliError(`the config file is being changed by another notevox${pid ? ` (pid ${pid})` : ''}; gave up after waiting ${waitMs / 1000}s for it`, {
         exitCode: EXIT.UNEXPECTED,
         hint: `Try again. If no other notevox is running, delete ${lock}.`,
       });

@@ -158,3 +158,40 @@ describe('a 2xx that is not the documented answer is never success', () => {
     }
   });
 });
+
+describe('a key that a server echoes back in a 200 body is masked (issue 14 item 8)', () => {
+  const KEY = DEMO_KEYS.admin;
+  const secret = KEY.secret;
+  const me = { keyId: KEY.token, keyType: 'USER', scopes: [], user: { id: 1, name: `echo ${KEY.token}`, email: `${secret}@example.test` }, workspaceGuid: null, organizationId: null, createdAt: '2026-01-01T00:00:00Z', expiresAt: null };
+
+  it('in `api`, `auth status` and `auth login` output', async () => {
+    const echo = await startBadServer(undefined, (req) =>
+      req.url!.endsWith('/auth/me')
+        ? { type: 'application/json', body: JSON.stringify(me) }
+        : req.url!.includes('text')
+          ? { type: 'text/plain', body: `you sent Bearer ${KEY.token} (secret ${secret})` }
+          : { type: 'application/json', body: JSON.stringify({ authorization: `Bearer ${KEY.token}`, [secret]: [secret, { nested: KEY.token }] }) },
+    );
+    try {
+      const o = { baseUrl: echo.baseUrl, key: KEY.token, configDir: config.dir };
+      const outputs = [
+        await runCli(['api', 'debug/echo'], o),
+        await runCli(['api', 'debug/text'], o),
+        await runCli(['api', 'auth/me', '--json'], o),
+        await runCli(['auth', 'status'], o),
+        await runCli(['auth', 'status', '--json'], o),
+        await runCli(['auth', 'login', '--with-key', '--base-url', echo.baseUrl, '--profile', 'echo'], { configDir: config.dir, input: KEY.token }),
+        await runCli(['auth', 'login', '--with-key', '--base-url', echo.baseUrl, '--profile', 'echo', '--json'], { configDir: config.dir, input: KEY.token }),
+      ];
+      for (const r of outputs) {
+        expect(r.exitCode, r.stderr).toBe(0);
+        expect(r.stdout + r.stderr).not.toContain(secret);
+        expect(r.stdout + r.stderr).toContain('****');
+      }
+      expect(JSON.parse(outputs[0].stdout)).toEqual({ authorization: 'Bearer ****', '****': ['****', { nested: '****' }] });
+      expect(outputs[1].stdout).toBe('"you sent Bearer **** (secret ****)"');
+    } finally {
+      await echo.close();
+    }
+  });
+});

@@ -41,7 +41,7 @@ describe('config store', () => {
     const lock = join(dir, 'config.json.lock');
     writeFileSync(lock, `${process.ppid}\n`); // a process that is alive: not stale
     const started = Date.now();
-    expect(() => withLock(lock, () => 'never', 300)).toThrow(`the config file is being changed by another notevox (pid ${process.ppid}); gave up after 0.3s`);
+    expect(() => withLock(lock, () => 'never', 300)).toThrow(`the config file is being changed by another notevox (pid ${process.ppid}); gave up after waiting 0.3s for it`);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(existsSync(lock)).toBe(true);
   });
