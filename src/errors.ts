@@ -18,7 +18,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_CODE_DOCS: ReadonlyArray<[ExitCode, string]> = [
   [EXIT.OK, 'success'],
-  [EXIT.UNEXPECTED, 'unexpected error (a bug: please report it)'],
+  [EXIT.UNEXPECTED, 'unexpected error (a bug: please report it), or a success answer not in the documented shape'],
   [EXIT.USAGE, 'usage error or invalid input (bad flag, argument, file or field)'],
   [EXIT.UNAUTHENTICATED, 'not authenticated: no API key, or the service answered 401'],
   [EXIT.FORBIDDEN, 'forbidden: the service answered 403 (scope, key type, permission)'],
