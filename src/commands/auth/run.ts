@@ -133,7 +133,7 @@ export async function status(ctx: Context): Promise<void> {
     keySource: source,
     key: maskKey(creds.apiKey),
     ...keyFacts(me),
-    workspaceName: me.workspaceGuid ? await boundWorkspaceName(client) : null,
+    workspaceName: me.workspaceGuid ? redactValue(await boundWorkspaceName(client), creds.apiKey) : null,
   };
   const columns: Column[] = [
     { key: 'profile', header: 'Profile', get: (o) => o.profile + how },
