@@ -153,6 +153,10 @@ describe('a 2xx that is not the documented answer is never success', () => {
       const add = await runCli(['wm', 'add', 'Bad-add'], o);
       expect(add.exitCode, add.stderr).toBe(1);
       expect(add.stderr).toMatch(/unexpected response from wm\.user\.create: the body is not JSON/);
+
+      const scopes = await runCli(['scopes'], o);
+      expect(scopes.exitCode, scopes.stderr).toBe(1);
+      expect(scopes.stderr).toMatch(/^error: unexpected response from scopes\.list: the body is not JSON/m);
     } finally {
       await bad.close();
     }

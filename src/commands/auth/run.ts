@@ -185,6 +185,7 @@ export async function scopes(ctx: Context): Promise<void> {
   // No key is needed (nor sent) for the scope list.
   const client = await ctx.clientFor({ baseUrl: creds.baseUrl });
   const res = await client.call<{ content: Array<{ scope: string; description: string }> }>(endpoint('scopes.list'));
+  (await import('../../contract/answers.js')).assertAnswer(endpoint('scopes.list'), res.data);
   await printList(ctx, res.data.content, [
     { key: 'scope', header: 'SCOPE' },
     { key: 'description', header: 'ALLOWS' },

@@ -188,8 +188,8 @@ export async function importCsv(ctx: Context, file: string, flags: ImportFlags):
       ctx.io.info('Dry run: nothing was sent.');
       return 0;
     }
-    if (flags.restart) journal.reset();
     journal.check();
+    if (flags.restart) journal.reset();
     if (earlier.length) ctx.io.info(`Resuming: ${earlier.length} of ${batches} batches (${doneEarlier} rows) were confirmed by an earlier run and are skipped.`);
     await assertUnchanged(src, check);
 
