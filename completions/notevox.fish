@@ -221,7 +221,7 @@ complete -c notevox -f -n '__notevox_using sandbox' -a seed-example -d 'print th
 complete -c notevox -f -n '__notevox_using sandbox' -a start -d 'start the sandbox; prints its base URL and the seeded keys, runs until Ctrl-C or SIGTERM'
 complete -c notevox -n '__notevox_using sandbox start' -l fault-seed -r -d 'seed for the fault dice, for reproducible runs'
 complete -c notevox -n '__notevox_using sandbox start' -l faults -r -d 'inject faults, e.g. "503=0.1,429=0.05:2,reset=0.02,latency=0.2:50-400"'
-complete -c notevox -n '__notevox_using sandbox start' -l host -r -d 'address to bind'
+complete -c notevox -n '__notevox_using sandbox start' -l host -r -d 'address to bind (other than loopback, other machines reach it, and its demo keys are public)'
 complete -c notevox -n '__notevox_using sandbox start' -l job-seconds -r -d 'seconds each voice-job stage takes (default 2)'
 complete -c notevox -n '__notevox_using sandbox start' -l now -r -d 'start the sandbox clock at this instant'
 complete -c notevox -n '__notevox_using sandbox start' -l port -r -d 'port to listen on (0 = any free port)'

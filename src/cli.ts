@@ -4,7 +4,7 @@ import { examples, registerOnlyGroups, setContextFactory, takeExitCode } from '.
 import { openConfig } from './config/store.js';
 import { createContext } from './context.js';
 import { EXIT, EXIT_CODE_DOCS } from './errors.js';
-import { applyColorToEnvironment, createIOStreams, type IOStreams } from './io/iostreams.js';
+import { applyColorToEnvironment, createIOStreams, stdoutErrorMessage, type IOStreams } from './io/iostreams.js';
 import { paint } from './io/text.js';
 import { VERSION } from './version.js';
 import type { ExplainedError } from './client/errors.js';
@@ -119,8 +119,6 @@ async function reportError(io: IOStreams, err: unknown, json: boolean, debug: bo
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const settings = readSettingsQuietly(env);
   const colorSetting = settings.color === 'always' || settings.color === 'never' ? settings.color : undefined;
-  const io = createIOStreams({ noColor: argv.includes('--no-color'), noInput: argv.includes('--no-input'), env, colorSetting });
-  applyColorToEnvironment(io.color, { terminals: io.isStdoutTTY && io.isStderrTTY });
   const jsonErrors = wantsJsonErrors(argv, settings);
   const debug = argv.includes('--debug');
 
@@ -129,19 +127,28 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const disposers = new Set<() => Promise<void> | void>();
   let interrupted = false;
   let selfManaged = false;
-  const onSigint = async () => {
-    if (interrupted) process.exit(EXIT.INTERRUPTED);
-    interrupted = true;
+  /** Stop the command: run its cleanups (partial files go) and connection closers, then exit with `code`. */
+  const stop = async (code: number, last: () => void) => {
     controller.abort();
-    if (selfManaged) return;
     for (const fn of [...cleanups, ...disposers].reverse()) {
       try {
         await Promise.race([fn(), new Promise((r) => setTimeout(r, 5000))]);
       } catch {}
     }
-    io.err('interrupted\n');
-    process.exit(EXIT.INTERRUPTED);
+    last();
+    process.exit(code);
   };
+  const onSigint = async () => {
+    if (interrupted) process.exit(EXIT.INTERRUPTED);
+    interrupted = true;
+    if (selfManaged) return controller.abort();
+    await stop(EXIT.INTERRUPTED, () => io.err('interrupted\n'));
+  };
+  // Standard output failed (`| head` went away, `> /dev/full`): the output is incomplete, so the command stops.
+  const onStdoutError = (e: NodeJS.ErrnoException) =>
+    void stop(EXIT.OUTPUT_FAILED, () => printError(io, { exitCode: EXIT.OUTPUT_FAILED, message: stdoutErrorMessage(e) }, jsonErrors));
+  const io = createIOStreams({ noColor: argv.includes('--no-color'), noInput: argv.includes('--no-input'), env, colorSetting, onStdoutError });
+  applyColorToEnvironment(io.color, { terminals: io.isStdoutTTY && io.isStderrTTY });
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
 

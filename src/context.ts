@@ -43,11 +43,41 @@ function notLoggedInError(c: ResolvedCredentials, store: ConfigStore | undefined
   });
 }
 
-function positiveNumber(flag: string, value: string | undefined, min = 0): number | undefined {
+function positiveNumber(flag: string, value: string | undefined, min = 0, example = 30): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < min) throw new UsageError(`${flag} "${value}" is not a number ≥ ${min}`, `Pass e.g. ${flag} 30.`);
+  if (!Number.isFinite(n) || n < min) throw new UsageError(`${flag} "${value}" is not a number ≥ ${min}`, `Pass e.g. ${flag} ${example}.`);
   return n;
+}
+
+/**
+ * A number from the flag when given, else from the stored setting: a bad value is reported where it is, so that a
+ * hand-edited config file is not blamed on a flag nobody passed.
+ */
+function flagOrSetting(store: ConfigStore, flag: string, value: string | undefined, setting: string, min: number, example: number): number | undefined {
+  if (value !== undefined) return positiveNumber(flag, value, min, example);
+  const stored = store.getSetting(setting);
+  if (stored === undefined) return undefined;
+  const n = Number(stored);
+  if (stored.trim() === '' || !Number.isFinite(n) || n < min)
+    throw new UsageError(`the ${setting} setting "${stored}" in ${store.path} is not a number ≥ ${min}`, `Fix it with \`notevox config set ${setting} ${example}\`, or remove it with \`notevox config unset ${setting}\`.`);
+  return n;
+}
+
+/**
+ * The client a command gets: every write's answer is checked against the contract before the command sees it
+ * (src/contract/answers.ts), so that no command reports a change as made on a 2xx that is HTML, garbage or `{}`.
+ * The check (and zod with it) loads on the first write only; reads are left to the commands that need them.
+ */
+export function checkingWrites(c: ApiClient): ApiClient {
+  return {
+    ...c,
+    async call<T>(ep: Parameters<ApiClient['call']>[0], req?: Parameters<ApiClient['call']>[1]) {
+      const res = await c.call<T>(ep, req);
+      if (ep.method !== 'GET') (await import('./contract/answers.js')).assertAnswer(ep, res.data);
+      return res;
+    },
+  };
 }
 
 /** Build a command context; everything heavy (conf, undici, inquirer) loads on first use. */
@@ -79,8 +109,8 @@ export function createContext(deps: ContextDeps): Context {
     const s = await config();
     const { validateBaseUrl } = await import('./config/baseurl.js');
     const { createClient } = await import('./client/client.js');
-    const timeoutSeconds = positiveNumber('--timeout', globals.timeout ?? s.getSetting('timeout'), 1);
-    const maxRetries = positiveNumber('--max-retries', globals.maxRetries ?? s.getSetting('max_retries'), 0);
+    const timeoutSeconds = flagOrSetting(s, '--timeout', globals.timeout, 'timeout', 1, 30);
+    const maxRetries = flagOrSetting(s, '--max-retries', globals.maxRetries, 'max_retries', 0, 3);
     const c = createClient({
       baseUrl: validateBaseUrl(o.baseUrl),
       apiKey: o.apiKey,
@@ -93,7 +123,7 @@ export function createContext(deps: ContextDeps): Context {
       notLoggedIn: o.notLoggedIn,
     });
     deps.onDispose(() => c.close());
-    return c;
+    return checkingWrites(c);
   };
 
   const chosen = globals.output ?? deps.settings?.output;

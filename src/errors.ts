@@ -11,13 +11,14 @@ export const EXIT = {
   UNAVAILABLE: 8,
   JOB_FAILED: 9,
   INPUT_NEEDED: 10,
+  OUTPUT_FAILED: 11,
   INTERRUPTED: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_CODE_DOCS: ReadonlyArray<[ExitCode, string]> = [
   [EXIT.OK, 'success'],
-  [EXIT.UNEXPECTED, 'unexpected error (a bug: please report it)'],
+  [EXIT.UNEXPECTED, 'unexpected error (a bug: please report it), or a success answer not in the documented shape'],
   [EXIT.USAGE, 'usage error or invalid input (bad flag, argument, file or field)'],
   [EXIT.UNAUTHENTICATED, 'not authenticated: no API key, or the service answered 401'],
   [EXIT.FORBIDDEN, 'forbidden: the service answered 403 (scope, key type, permission)'],
@@ -27,6 +28,7 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[ExitCode, string]> = [
   [EXIT.UNAVAILABLE, 'service or network unavailable after the retries (5xx, timeout, connection)'],
   [EXIT.JOB_FAILED, 'a voice file job ended FAILED'],
   [EXIT.INPUT_NEEDED, 'input was needed but prompting is not allowed (pass the named flag)'],
+  [EXIT.OUTPUT_FAILED, 'output could not be written: standard output closed or full (EPIPE, ENOSPC), or the disk filled up while writing a file'],
   [EXIT.INTERRUPTED, 'interrupted (Ctrl-C)'],
 ];
 

@@ -1,9 +1,9 @@
-import type Conf from 'conf';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError, EXIT, UsageError } from '../errors.js';
+import { writeFileAtomic } from '../io/atomic-file.js';
+import { cannotWrite, makeDirectory } from '../io/fs-errors.js';
 import { DEFAULT_PROFILE, ENV_VARS } from './defaults.js';
 import { checkSetting, checkSettingKey, SETTING_KEYS } from './settings.js';
 
@@ -26,8 +26,8 @@ export interface ConfigStore {
   currentProfile(): string;
   listProfiles(): ProfileSummary[];
   getProfile(name: string): ProfileData | undefined;
-  /** Create or replace a profile; fields left undefined are removed. */
-  setProfile(name: string, data: ProfileData): void;
+  /** Create or replace a profile; fields left undefined are removed. `makeCurrent`: in the same change, make it current. */
+  setProfile(name: string, data: ProfileData, opts?: { makeCurrent?: boolean }): void;
   /** False when there was no such profile. Removing the current profile makes `default` current. */
   removeProfile(name: string): boolean;
   /** UsageError when the profile does not exist. */
@@ -105,36 +105,123 @@ function enforceMode(path: string, mode: number, strict: boolean): void {
   }
 }
 
-const nodeRequire = createRequire(import.meta.url);
-const loadConf = (): typeof Conf => {
-  const mod = nodeRequire('conf') as { default?: typeof Conf } & typeof Conf;
-  return mod.default ?? mod;
-};
+/**
+ * How long a change waits for one holder of the lock, at most. A queue of changes (100 logins at once) that keeps
+ * moving is waited for; one holder that does not let go for this long is not.
+ */
+export const CONFIG_LOCK_WAIT_MS = 30_000;
+/** A lock this old is left over from a process that died while holding it (a change takes milliseconds). */
+const STALE_LOCK_MS = 60_000;
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+/** Block for `ms` (the store's API is synchronous, and the wait is short and bounded). */
+const sleepSync = (ms: number) => void Atomics.wait(pause, 0, 0, ms);
+
+/** The pid written in a lock file, when it is a number. */
+function lockOwner(lock: string): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A lock whose process is gone, or which is older than any change could take. */
+function isStale(lock: string): boolean {
+  const pid = lockOwner(lock);
+  if (pid !== undefined && pid !== process.pid) {
+    try {
+      process.kill(pid, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return true;
+    }
+  }
+  try {
+    return Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS;
+  } catch {
+    return false;
+  }
+}
+
+/** Which lock file this is (a new holder makes a new file): its pid, inode and time. */
+function lockIdentity(lock: string): string {
+  try {
+    const st = statSync(lock);
+    return `${lockOwner(lock) ?? ''}:${st.ino}:${st.mtimeMs}`;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Hold `lock` (created exclusively, holding our pid) while `fn` runs. Another holder is waited for, with short
+ * random pauses, for at most `waitMs` each (the wait starts again when the lock changes hands); a lock left by a
+ * dead process is taken over.
+ */
+export function withLock<T>(lock: string, fn: () => T, waitMs = CONFIG_LOCK_WAIT_MS): T {
+  let deadline = Date.now() + waitMs;
+  let holder = '';
+  for (let attempt = 0; ; attempt++) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(lock, 'wx', CONFIG_FILE_MODE);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    if (fd !== undefined) {
+      try {
+        try {
+          writeSync(fd, `${process.pid}\n`);
+        } finally {
+          closeSync(fd);
+        }
+      } catch (e) {
+        rmSync(lock, { force: true });
+        throw e;
+      }
+      try {
+        return fn();
+      } finally {
+        rmSync(lock, { force: true });
+      }
+    }
+    if (isStale(lock)) {
+      // Move it aside rather than delete it: of two processes that both found it stale, only one succeeds.
+      try {
+        renameSync(lock, `${lock}.stale-${process.pid}`);
+        rmSync(`${lock}.stale-${process.pid}`, { force: true });
+      } catch {}
+      continue;
+    }
+    const current = lockIdentity(lock);
+    if (current !== holder) {
+      holder = current;
+      deadline = Date.now() + waitMs;
+    }
+    if (Date.now() >= deadline) {
+      const pid = lockOwner(lock);
+      throw new CliError(`the config file is being changed by another notevox${pid ? ` (pid ${pid})` : ''}; gave up after waiting ${waitMs / 1000}s for it`, {
+        exitCode: EXIT.UNEXPECTED,
+        hint: `Try again. If no other notevox is running, delete ${lock}.`,
+      });
+    }
+    sleepSync(Math.min(50, 2 + Math.random() * 2 ** Math.min(attempt, 5)));
+  }
+}
 
 export function openConfig(env: NodeJS.ProcessEnv = process.env): ConfigStore {
   const dir = configDir(env);
   const path = join(dir, 'config.json');
-  let conf: Conf<StoredConfig> | undefined;
+  const lock = `${path}.lock`;
 
   const repair = (strict: boolean) => {
     enforceMode(dir, CONFIG_DIR_MODE, strict);
     enforceMode(path, CONFIG_FILE_MODE, strict);
   };
-  // conf (and its schema validator) is loaded only to write; reads parse the JSON file directly,
-  // which keeps it off the start-up path of every command.
-  const open = () =>
-    (conf ??= new (loadConf())<StoredConfig>({
-      cwd: dir,
-      configName: 'config',
-      fileExtension: 'json',
-      configFileMode: CONFIG_FILE_MODE,
-      clearInvalidConfig: false,
-      accessPropertiesByDotNotation: false,
-      serialize: (value) => JSON.stringify(value, null, 2) + '\n',
-    }));
 
   const read = (): StoredConfig => {
-    // Reading never creates the file or its directory.
+    // Reading never creates the file or its directory, and needs no lock: the file is replaced by a rename.
     if (!existsSync(path)) return normalize({});
     repair(false);
     try {
@@ -146,11 +233,24 @@ export function openConfig(env: NodeJS.ProcessEnv = process.env): ConfigStore {
       });
     }
   };
+  /**
+   * Change the stored config: under the lock, read the file as it is now, change it, write it beside itself and
+   * rename it into place. Concurrent changes (100 `auth login` at once) are applied one after the other, and none
+   * is lost; readers see the old file or the new one, never half of one.
+   */
   const update = (change: (c: StoredConfig) => void) => {
-    const next = read();
-    change(next);
-    mkdirSync(dir, { recursive: true, mode: CONFIG_DIR_MODE });
-    open().store = next;
+    const cannotSave = (e: unknown) =>
+      e instanceof CliError ? e : cannotWrite(`the config file ${path}`, e, `Make ${dir} writable, or set ${ENV_VARS.configDir} to a writable directory.`);
+    try {
+      makeDirectory(dir, CONFIG_DIR_MODE);
+      withLock(lock, () => {
+        const next = read();
+        change(next);
+        writeFileAtomic(path, JSON.stringify(next, null, 2) + '\n', { mode: CONFIG_FILE_MODE });
+      });
+    } catch (e) {
+      throw cannotSave(e);
+    }
     repair(true);
   };
   const hasProfile = (c: StoredConfig, name: string) => Object.hasOwn(c.profiles, name);
@@ -168,10 +268,11 @@ export function openConfig(env: NodeJS.ProcessEnv = process.env): ConfigStore {
       const c = read();
       return hasProfile(c, name) ? { ...c.profiles[name] } : undefined;
     },
-    setProfile(name, data) {
+    setProfile(name, data, opts = {}) {
       checkProfileName(name);
       update((c) => {
         c.profiles[name] = profileData(data);
+        if (opts.makeCurrent) c.currentProfile = name;
       });
     },
     removeProfile(name) {

@@ -1,4 +1,6 @@
 import { createProgress, createSpinner, type Progress, type ProgressOptions, type Spinner, type StatusSink } from './progress.js';
+import { EXIT } from '../errors.js';
+import { describeFsError } from './fs-errors.js';
 import { paint } from './text.js';
 
 export type { Progress, ProgressOptions, Spinner } from './progress.js';
@@ -43,6 +45,11 @@ export interface IOStreamsOptions {
   stdout?: NodeJS.WritableStream;
   stderr?: NodeJS.WritableStream;
   columns?: number;
+  /**
+   * Standard output failed (EPIPE: the reader went away; ENOSPC: `> /dev/full`, a full disk). Called once; the
+   * default prints one line on stderr and exits with 11. The CLI passes its own, which also cleans up.
+   */
+  onStdoutError?: (e: NodeJS.ErrnoException) => void;
 }
 
 const isTTY = (s: unknown): boolean => Boolean((s as { isTTY?: boolean }).isTTY);
@@ -96,7 +103,14 @@ function terminalColumns(stdout: NodeJS.WritableStream, env: NodeJS.ProcessEnv):
   return fromEnv > 0 ? fromEnv : 80;
 }
 
-let watchingStdoutPipe = false;
+let watchingStdout = false;
+let stdoutFailed: ((e: NodeJS.ErrnoException) => void) | undefined;
+
+/** `cannot write to standard output: ENOSPC (no space left on the device)`; EPIPE says the output was cut short. */
+export function stdoutErrorMessage(e: NodeJS.ErrnoException): string {
+  if (e.code === 'EPIPE') return 'standard output was closed before all output was written (EPIPE)';
+  return `cannot write to standard output: ${describeFsError(e)}`;
+}
 
 export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
   const env = opts.env ?? process.env;
@@ -112,13 +126,26 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
   const stderrSized = ((stderr as { columns?: number }).columns ?? 0) > 0;
   const sink: StatusSink = { stderr, interactive: isStderrTTY && stderrSized && env.TERM !== 'dumb' && !isCI(env), color, columns };
 
-  if (stdout === process.stdout && !watchingStdoutPipe) {
-    watchingStdoutPipe = true;
-    // `notevox … | head`: the reader went away, nothing more to print.
-    stdout.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(0);
-      throw e;
-    });
+  if (stdout === process.stdout) {
+    stdoutFailed = opts.onStdoutError;
+    if (!watchingStdout) {
+      watchingStdout = true;
+      // `notevox … | head` (EPIPE) or `> /dev/full` (ENOSPC): the output is incomplete, which a script must learn
+      // from the exit code; one line on stderr says why (not an uncaught exception's stack and source).
+      let reported = false;
+      stdout.on('error', (e: NodeJS.ErrnoException) => {
+        if (reported) return;
+        reported = true;
+        if (stdoutFailed) return stdoutFailed(e);
+        try {
+          process.stderr.write(`error: ${stdoutErrorMessage(e)}\n`);
+        } finally {
+          process.exit(EXIT.OUTPUT_FAILED);
+        }
+      });
+      // Messages that cannot be shown are lost, but they must not crash a command whose data still flows.
+      if (stderr === process.stderr) stderr.on('error', () => {});
+    }
   }
 
   const err = (text: string) => void stderr.write(text);

@@ -1,5 +1,7 @@
 /** Reading values out of API objects and turning them into cell text. */
 
+import { redact } from '../client/redact.js';
+
 export interface Column {
   /** Dotted path into the row, e.g. 'template.title' (array elements by index: 'participants.0.name'). */
   key: string;
@@ -17,6 +19,21 @@ export type CellMode = 'table' | 'tsv' | 'csv';
 export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * `value` with the API key (and any bearer credential) masked in every string, keys included: what a server sends
+ * back is printed as it came, except that a key it echoes (a debugging endpoint, a hostile or broken server) is
+ * never shown in clear. Values without the key are returned as they are.
+ */
+export function redactValue<T>(value: T, key: string | undefined): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return redact(v, key);
+    if (Array.isArray(v)) return v.map(walk);
+    if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k, key), walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}
 
 export function getPath(value: unknown, path: string): unknown {
   let cur: unknown = value;

@@ -62,6 +62,38 @@ export function acceptsJson(accept: string | undefined): boolean {
   });
 }
 
+/** An unpaired UTF-16 surrogate: JSON can carry one (`"\\ud800"`), UTF-8 and SQLite cannot. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Where in `value` a string holds a lone surrogate (a key or a value), or undefined. */
+function loneSurrogateAt(value: unknown, path: PropertyKey[] = []): PropertyKey[] | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const at = loneSurrogateAt(value[i], [...path, i]);
+      if (at) return at;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (LONE_SURROGATE.test(k)) return [...path, k];
+      const at = loneSurrogateAt(v, [...path, k]);
+      if (at) return at;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * 400000 for a body whose strings are not well-formed Unicode: stored as UTF-8, a lone surrogate becomes U+FFFD, so
+ * two different entries would read back the same. Only a `\uD800`–`\uDFFF` escape can make one (bytes that are not
+ * UTF-8 decode to U+FFFD), so other bodies are not walked.
+ */
+function checkWellFormed(text: string, body: unknown): void {
+  if (!/\\u[dD][89a-fA-F]/.test(text)) return;
+  const at = loneSurrogateAt(body);
+  if (at) throw new ApiFailure(ERROR_CODES.MALFORMED, 'invalid body', `${formatPath(at)}: contains a lone UTF-16 surrogate (not valid Unicode); send well-formed UTF-8`);
+}
+
 async function readJsonBody(req: Request): Promise<unknown> {
   const declared = Number(req.headers.get('content-length') ?? '0');
   if (declared > LIMITS.jsonBodyMaxBytes) throw new ApiFailure(ERROR_CODES.TOO_LARGE, 'request body too large', `the limit is ${LIMITS.jsonBodyMaxBytes} bytes`);
@@ -84,11 +116,14 @@ async function readJsonBody(req: Request): Promise<unknown> {
   const type = (req.headers.get('content-type') ?? '').toLowerCase();
   if (!type.startsWith('application/json') && !/^application\/[\w.+-]*\+json/.test(type))
     throw new ApiFailure(ERROR_CODES.MALFORMED, 'unsupported Content-Type', 'send the body as Content-Type: application/json');
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (e) {
     throw new ApiFailure(ERROR_CODES.MALFORMED, 'malformed JSON body', (e as Error).message);
   }
+  checkWellFormed(text, body);
+  return body;
 }
 
 function checkPageSize(ep: Endpoint, query: Record<string, string>): void {
@@ -177,6 +212,12 @@ export function createApp(opts: AppOptions): Hono<Env> {
     if (d.latencyMs > 0) await new Promise((r) => setTimeout(r, d.latencyMs));
     if (d.degraded) c.set('degraded', true);
     const f = d.failure;
+    if (!f && d.resetAfter) {
+      // The handler runs and commits; then the connection drops instead of the answer.
+      await next();
+      c.env?.incoming?.socket?.destroy();
+      return;
+    }
     if (!f) return next();
     if (f.kind === 'reset') {
       const socket = c.env?.incoming?.socket;

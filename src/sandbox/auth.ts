@@ -28,7 +28,21 @@ const unauthorized = (code: number, message: string, detail: string | null = nul
   const error = code === ERROR_CODES.AUTH_MISSING ? '' : code === ERROR_CODES.AUTH_MALFORMED ? ' error="invalid_request"' : ' error="invalid_token"';
   return new ApiFailure(code, message, detail, { 'WWW-Authenticate': `Bearer${error}` });
 };
-const DUMMY_SALT = 'notevox-sandbox-dummy-salt';
+/**
+ * Stand-ins for an unknown key id, of the same lengths as real ones (newSalt: 16 bytes in hex; HMAC-SHA-256 in
+ * hex), so that an unknown id costs the same lookup, HMAC and comparison as a known id with a wrong secret.
+ */
+const DUMMY_SALT = '00000000000000000000000000000000';
+const DUMMY_HASH = hashSecret('not a secret', DUMMY_SALT);
+
+/**
+ * The secret's salt and hash, whether or not the id exists: one row of the same shape either way (the stand-ins
+ * for an unknown id), so that the database's work does not depend on it either. The rest of the key is read only
+ * after the secret matched.
+ */
+const VERIFY_SQL =
+  'SELECT coalesce(k.secret_salt, ?) AS salt, coalesce(k.secret_hash, ?) AS hash, coalesce(k.rowid, 0) AS row ' +
+  'FROM (SELECT ? AS wanted) AS w LEFT JOIN api_keys AS k ON k.id = w.wanted';
 
 /** Split a bearer value into id and secret, or say why it is malformed. */
 export function splitKey(value: string): { id: string; secret: string } | { error: string } {
@@ -48,12 +62,14 @@ export function authenticate(db: Db, header: string | undefined, now: Date): Pri
   const parts = splitKey(m[1].trim());
   if ('error' in parts) throw unauthorized(ERROR_CODES.AUTH_MALFORMED, 'malformed API key', parts.error);
 
-  const row = db.get<KeyRow>('SELECT * FROM api_keys WHERE id = ?', [parts.id]);
-  // Hash even for an unknown id so that timing does not reveal which ids exist.
-  const computed = Buffer.from(hashSecret(parts.secret, row?.secret_salt ?? DUMMY_SALT), 'hex');
-  const stored = Buffer.from(row?.secret_hash ?? hashSecret('x', DUMMY_SALT), 'hex');
+  // Failing takes the same time whether the id exists or not (decisions.md §2.1): the same query, one HMAC and a
+  // constant-time comparison either way; an unknown id fails on `row` only after all of it.
+  const v = db.get<{ salt: string; hash: string; row: number }>(VERIFY_SQL, [DUMMY_SALT, DUMMY_HASH, parts.id])!;
+  const computed = Buffer.from(hashSecret(parts.secret, v.salt), 'hex');
+  const stored = Buffer.from(v.hash, 'hex');
   const match = computed.length === stored.length && timingSafeEqual(computed, stored);
-  if (!row || !match) throw unauthorized(ERROR_CODES.AUTH_UNKNOWN, 'invalid API key');
+  const row = match && v.row !== 0 ? db.get<KeyRow>('SELECT * FROM api_keys WHERE rowid = ?', [v.row]) : undefined;
+  if (!row) throw unauthorized(ERROR_CODES.AUTH_UNKNOWN, 'invalid API key');
 
   if (row.status !== 'active') throw unauthorized(ERROR_CODES.AUTH_INACTIVE, `API key is ${row.status}`);
   if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) throw unauthorized(ERROR_CODES.AUTH_INACTIVE, 'API key is expired');

@@ -1,8 +1,10 @@
 /**
  * Fault injection: `--faults "503=0.1,429=0.05:2,reset=0.02,latency=0.2:50-400,degraded=0.5@/notes/search"`.
  * Each item is `kind=probability[:parameter][@path-substring]`. Deterministic under `--fault-seed`.
+ * `reset` drops the connection before the request is handled; `reset-after` after the handler ran (and committed
+ * its change), in place of the answer: the case that tests a client's retry of an idempotent write.
  */
-export const FAULT_KINDS = ['500', '503', '429', 'reset', 'latency', 'degraded'] as const;
+export const FAULT_KINDS = ['500', '503', '429', 'reset', 'reset-after', 'latency', 'degraded'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRule {
@@ -19,7 +21,7 @@ export class FaultSpecError extends Error {}
 export function parseFaultSpec(spec: string): FaultRule[] {
   const rules: FaultRule[] = [];
   for (const raw of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const m = /^([a-z0-9]+)=([0-9.]+)(?::([0-9-]+))?(?:@(.+))?$/.exec(raw);
+    const m = /^([a-z0-9-]+)=([0-9.]+)(?::([0-9-]+))?(?:@(.+))?$/.exec(raw);
     if (!m) throw new FaultSpecError(`bad fault "${raw}": use kind=probability[:parameter][@path], e.g. 503=0.1 or latency=0.2:50-400`);
     const [, kind, prob, param, path] = m;
     if (!(FAULT_KINDS as readonly string[]).includes(kind)) throw new FaultSpecError(`unknown fault kind "${kind}": use one of ${FAULT_KINDS.join(', ')}`);
@@ -56,6 +58,8 @@ export function seededRandom(seed: number): () => number {
 export interface FaultDecision {
   latencyMs: number;
   failure?: { kind: '500' | '503' | '429' | 'reset'; retryAfter?: number };
+  /** Handle the request, then drop the connection instead of answering (unless a failure above answers first). */
+  resetAfter: boolean;
   degraded: boolean;
 }
 
@@ -72,7 +76,7 @@ export class FaultInjector {
   }
   /** Draw the faults for one request. Every rule draws once per request, so the sequence is reproducible. */
   decide(path: string): FaultDecision {
-    const d: FaultDecision = { latencyMs: 0, degraded: false };
+    const d: FaultDecision = { latencyMs: 0, resetAfter: false, degraded: false };
     for (const r of this.rules) {
       const roll = this.random();
       const extra = this.random();
@@ -82,6 +86,7 @@ export class FaultInjector {
         const [lo, hi] = r.latency!;
         d.latencyMs += Math.round(lo + extra * (hi - lo));
       } else if (r.kind === 'degraded') d.degraded = true;
+      else if (r.kind === 'reset-after') d.resetAfter = true;
       else if (!d.failure) d.failure = { kind: r.kind, retryAfter: r.retryAfter };
     }
     return d;

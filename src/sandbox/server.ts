@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { ERROR_CODES, errorEnvelope } from '../contract/errors.js';
 import { RATE_LIMIT_SPEC } from '../contract/limits.js';
 import { parseIsoInstant } from '../dates.js';
 import { createApp } from './app.js';
@@ -32,7 +34,10 @@ export interface SandboxOptions {
 }
 
 export interface RunningSandbox {
+  /** The URL clients use: for a wildcard --host (0.0.0.0, ::), the loopback address, which the CLI accepts. */
   baseUrl: string;
+  /** Where it listens, as a URL (differs from baseUrl for a wildcard --host). */
+  listenUrl: string;
   host: string;
   port: number;
   /** Keys seeded in this run; for a reloaded state file, only the demo-seed keys it still holds (other secrets are not stored). */
@@ -120,21 +125,80 @@ export async function prepareSandbox(opts: SandboxOptions) {
   return { app, rt, db, keys, reloaded: !empty, setBaseUrl: (u: string) => (baseUrl = u), shutdown };
 }
 
+/** Addresses that mean "every interface". */
+export const isWildcardHost = (host: string) => host === '0.0.0.0' || host === '::' || host === '';
+
+/** The envelope of a request refused before the app (400000), and its headers. */
+function malformed(detail: string) {
+  const body = JSON.stringify(errorEnvelope(400, ERROR_CODES.MALFORMED, 'malformed request', detail));
+  return { body, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' } };
+}
+
+/** The same, as the bytes of a whole HTTP answer, for failures that happen before there is a request at all. */
+function malformedBytes(detail: string): string {
+  const { body, headers } = malformed(detail);
+  return [`HTTP/1.1 400 ${STATUS_CODES[400]}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', body].join('\r\n');
+}
+
+/**
+ * Node's HTTP parser refuses some requests before any handler sees them (headers over 16 KiB, a request line or
+ * header that is not HTTP, a request that takes too long to arrive): answer those with the envelope too, where the
+ * socket can still carry an answer (docs/sandbox.md lists what remains).
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const detail =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? 'the request headers are too large (at most 16 KiB)'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'the request did not arrive in time'
+        : `not a valid HTTP/1.1 request (${err.code ?? err.message})`;
+  socket.end(malformedBytes(detail));
+}
+
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const prepared = await prepareSandbox(opts);
-  const { serve } = await import('@hono/node-server');
+  const { getRequestListener } = await import('@hono/node-server');
   const host = opts.host ?? '127.0.0.1';
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: prepared.app.fetch, port: opts.port ?? 4010, hostname: host }, () => resolve(s));
-    s.once('error', reject);
+  // A Host header that is not a host, or an absolute URL that is not one: the envelope rather than an empty 400.
+  const listener = getRequestListener(prepared.app.fetch, {
+    hostname: host,
+    errorHandler: (e) => {
+      const { body, headers } = malformed(`the Host header and the request target do not make a URL (${(e as Error).message})`);
+      return new Response(body, { status: 400, headers });
+    },
+  });
+  // Node answers a missing Host itself (an empty 400) unless told not to; HTTP/1.1 requires it, so check it here.
+  const server = createServer({ requireHostHeader: false }, (req: IncomingMessage, res: ServerResponse) => {
+    if (req.httpVersion === '1.1' && !req.headers.host) {
+      const { body, headers } = malformed('HTTP/1.1 requests need a Host header');
+      res.writeHead(400, headers).end(body);
+      return;
+    }
+    void listener(req, res);
+  });
+  server.on('clientError', answerClientError);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 4010, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  const baseUrl = `http://${urlHost}:${port}`;
+  const urlOf = (h: string) => `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+  const listenUrl = urlOf(host);
+  // 0.0.0.0 is no address to connect to (and the CLI sends a key over plain http only to loopback): this machine
+  // reaches a wildcard listener on 127.0.0.1.
+  const baseUrl = isWildcardHost(host) ? urlOf('127.0.0.1') : listenUrl;
   prepared.setBaseUrl(baseUrl);
   let closed = false;
   return {
     baseUrl,
+    listenUrl,
     host,
     port,
     keys: prepared.keys,

@@ -191,4 +191,31 @@ describe('notevox sandbox start', () => {
       busy.close();
     }
   });
+
+  it('--host on every interface warns that the demo keys are public, and prints a base URL the CLI accepts', async () => {
+    const sb = await start(['--host', '0.0.0.0', '--port', '0', '--json', '--rate-limit', '0']);
+    try {
+      const info = JSON.parse(sb.first) as { baseUrl: string; listening: string };
+      expect(info.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(info.listening).toBe(info.baseUrl.replace('127.0.0.1', '0.0.0.0'));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(sb.stderr()).toMatch(/^warning: the sandbox listens on 0\.0\.0\.0, so other machines can reach it: its demo keys are public values that anyone can use/m);
+      expect(sb.stderr()).toContain(`From this machine use --base-url ${info.baseUrl}.`);
+      expect(sb.stderr()).toMatch(/ssh -L \d+:127\.0\.0\.1:\d+ <this host>/);
+      // The printed base URL works with the CLI as it is (plain http is accepted for loopback only).
+      const r = await runCli(['notes', 'get', DEMO_NOTES.sprintRetro, '--json'], { baseUrl: info.baseUrl, key: token(DEMO_KEYS.admin) });
+      expect(r.exitCode, r.stderr).toBe(0);
+    } finally {
+      expect(await sb.stop('SIGTERM')).toBe(0);
+    }
+    // On loopback, no warning.
+    const quiet = await start(['--port', '0', '--json', '--rate-limit', '0']);
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      expect(quiet.stderr()).not.toMatch(/warning/);
+      expect(Object.keys(JSON.parse(quiet.first))).toEqual(['baseUrl', 'keys']);
+    } finally {
+      await quiet.stop('SIGTERM');
+    }
+  });
 });

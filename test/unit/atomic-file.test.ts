@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ describe('atomic files', () => {
     const dir = scratch();
     const target = join(dir, 'out.csv');
     const f = openAtomicFile(target, 0o600);
-    writeSync(f.fd, 'entry\nKubernetes\n');
+    f.writeSync('entry\nKubernetes\n');
     expect(existsSync(target)).toBe(false);
     expect(readdirSync(dir)).toEqual([f.tmpPath.split('/').pop()]);
     f.commit();
@@ -28,12 +28,12 @@ describe('atomic files', () => {
     expect(existsSync(target)).toBe(true);
   });
 
-  it('discard leaves an existing target as it was and removes the temporary file', () => {
+  it('discard leaves an existing target as it was and removes the temporary file', async () => {
     const dir = scratch();
     const target = join(dir, 'transcript.txt');
     writeFileSync(target, 'old');
     const f = openAtomicFile(target);
-    writeSync(f.fd, 'half of the new');
+    await f.write('half of the new');
     f.discard();
     f.discard();
     expect(readFileSync(target, 'utf8')).toBe('old');
@@ -48,5 +48,29 @@ describe('atomic files', () => {
     expect(readFileSync(target, 'utf8')).toBe('two');
     expect(() => writeFileAtomic(join(dir, 'missing', 'x.md'), 'text')).toThrow(/ENOENT/);
     expect(readdirSync(dir)).toEqual(['state.db']);
+  });
+
+  it('owns its descriptor: closed exactly once, so a later discard never closes a file that reused the number', async () => {
+    const dir = scratch();
+    const a = openAtomicFile(join(dir, 'a.txt'));
+    await a.write('partial');
+    a.discard();
+    const other = openSync(join(dir, 'other.txt'), 'w'); // most likely the number `a` had
+    a.discard();
+    writeSync(other, 'still open');
+    closeSync(other);
+    expect(readFileSync(join(dir, 'other.txt'), 'utf8')).toBe('still open');
+    await expect(a.write('more')).rejects.toMatchObject({ code: 'EBADF' });
+    expect(readdirSync(dir)).toEqual(['other.txt']);
+  });
+
+  it('a commit that fails (a directory took the name) removes the temporary file and reports the real error', async () => {
+    const dir = scratch();
+    const f = openAtomicFile(join(dir, 'out.csv'));
+    await f.write('a,b\n');
+    mkdirSync(join(dir, 'out.csv'));
+    expect(() => f.commit()).toThrow(/EISDIR/);
+    expect(readdirSync(dir)).toEqual(['out.csv']);
+    f.discard();
   });
 });

@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,7 +7,7 @@ import { maskKey, parseApiKey } from '../../src/config/apikey.js';
 import { isLoopbackHost, validateBaseUrl } from '../../src/config/baseurl.js';
 import { DEFAULT_BASE_URL } from '../../src/config/defaults.js';
 import { resolveCredentials } from '../../src/config/resolve.js';
-import { configDir, openConfig, type ConfigStore } from '../../src/config/store.js';
+import { configDir, openConfig, withLock, type ConfigStore } from '../../src/config/store.js';
 import { EXIT, UsageError } from '../../src/errors.js';
 
 const KEY_DEFAULT = 'kdef.secret_default_0001';
@@ -29,6 +30,31 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('config store', () => {
+  it('a change is made under a lock, which it removes, leaving no temporary file', () => {
+    store.setProfile('work', { apiKey: KEY_WORK }, { makeCurrent: true });
+    expect(store.currentProfile()).toBe('work');
+    expect(readdirSync(dir)).toEqual(['config.json']);
+  });
+
+  it('waits for a live lock holder, and gives up after the bound with a clear error', () => {
+    mkdirSync(dir);
+    const lock = join(dir, 'config.json.lock');
+    writeFileSync(lock, `${process.ppid}\n`); // a process that is alive: not stale
+    const started = Date.now();
+    expect(() => withLock(lock, () => 'never', 300)).toThrow(`the config file is being changed by another notevox (pid ${process.ppid}); gave up after waiting 0.3s for it`);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(existsSync(lock)).toBe(true);
+  });
+
+  it('takes over a lock left by a process that died', () => {
+    mkdirSync(dir);
+    const dead = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
+    writeFileSync(join(dir, 'config.json.lock'), `${dead}\n`);
+    store.setSetting('output', 'json');
+    expect(store.getSetting('output')).toBe('json');
+    expect(readdirSync(dir)).toEqual(['config.json']);
+  });
+
   it('lives at $NOTEVOX_CONFIG_DIR/config.json, else in the XDG config dir', () => {
     expect(store.path).toBe(join(dir, 'config.json'));
     expect(configDir({ XDG_CONFIG_HOME: '/x/conf', HOME: '/home/u' })).toBe('/x/conf/notevox');

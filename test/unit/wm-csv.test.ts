@@ -3,21 +3,30 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkCsv, entryHash, parseColumns, validRows, type CsvOptions } from '../../src/commands/wm/csv.js';
+import { checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, validRows, type CsvOptions } from '../../src/commands/wm/csv.js';
 import { UsageError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'notevox-wm-csv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-/** Check a CSV text: rejects as `LINE: reason`, valid rows as [line, entry, subEntry]. */
+/**
+ * Check a CSV text: rejects as `LINE: reason`, valid rows as [line, entry, subEntry]. Every case also checks that the
+ * send pass reads the same rows from the check's spool as from the CSV itself.
+ */
 async function scan(content: string | Buffer, opts: CsvOptions = {}) {
   const file = join(dir, `f${n++}.csv`);
   writeFileSync(file, content);
   const rejects: string[] = [];
   const check = await checkCsv(file, opts, (r) => rejects.push(`${r.line}: ${r.reason}`));
   const rows: Array<[number, string, string | null]> = [];
-  for await (const items of validRows(file, opts, check.duplicateHashes)) for (const r of items) rows.push([r.line, r.entry, r.subEntry]);
+  for await (const items of validRows(file, opts, { duplicateHashes: check.duplicateHashes })) for (const r of items) rows.push([r.line!, r.entry, r.subEntry]);
+  const spoolDir = mkdtempSync(join(dir, 'spool-'));
+  const spooled = await checkCsv(file, opts, () => {}, spoolDir);
+  expect(spooled.spool).toBeDefined();
+  const fromSpool: Array<[string, string | null]> = [];
+  for await (const items of validRows(file, opts, spooled)) for (const r of items) fromSpool.push([r.entry, r.subEntry]);
+  expect(fromSpool).toEqual(rows.map(([, e, s]) => [e, s]));
   return { file, check, rejects, rows };
 }
 
@@ -187,5 +196,62 @@ describe('wm CSV reading', () => {
   it('accepts an empty file and a header alone', async () => {
     expect((await scan('')).check).toMatchObject({ rows: 0, valid: 0 });
     expect((await scan('entry,subEntry\r\n')).check).toMatchObject({ rows: 0, valid: 0 });
+  });
+
+  it('reads CR-only line ends (classic Mac OS) as line ends, with their line numbers', async () => {
+    const { rows, rejects, check } = await scan('entry,subEntry\rAcme,ACME\r\r"two\rlines",x\rbad entry,\rlast,\r');
+    expect(rows).toEqual([
+      [2, 'Acme', 'ACME'],
+      [7, 'last', null],
+    ]);
+    expect(rejects).toEqual(['4: entry contains whitespace', '6: entry contains whitespace']);
+    expect(check).toMatchObject({ rows: 4, valid: 2 });
+    // The first line end decides: a CR at the end of a read chunk waits for the next byte.
+    const head = 'x'.repeat(64 * 1024 - 1);
+    const split = await scan(`${head}\rsecond\r`);
+    expect(split.rows).toEqual([[2, 'second', null]]);
+    expect(split.rejects).toEqual(['1: entry is 65535 characters long (at most 63)']);
+    // CRLF and LF files are read as before, a lone CR inside them being data.
+    expect((await scan('a\r\nb\r\n')).rows).toEqual([
+      [1, 'a', null],
+      [2, 'b', null],
+    ]);
+    expect((await scan('a\nb\rc\n')).rejects).toEqual(['2: entry contains whitespace']);
+  });
+
+  it('refuses a record over the size limit with its line number, and memory stays flat', async () => {
+    // 40 MB on one line after two good rows: read past the limit, it would take hundreds of MB.
+    const file = join(dir, 'huge.csv');
+    const big = Buffer.alloc(40 * 1024 * 1024, 'a');
+    writeFileSync(file, Buffer.concat([Buffer.from('entry\nok1\nok2\n'), big, Buffer.from('\nok3\n')]));
+    let peak = 0;
+    const before = process.memoryUsage().rss;
+    const sample = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss - before)), 1);
+    const rejects: string[] = [];
+    let check;
+    try {
+      check = await checkCsv(file, {}, (r) => rejects.push(`${r.line}: ${r.reason}`));
+    } finally {
+      clearInterval(sample);
+    }
+    expect(rejects).toEqual([`4: malformed CSV: a record longer than ${MAX_RECORD_BYTES.toLocaleString('en-US')} bytes starts here; the rest of the file was not read`]);
+    expect(check.fatal).toBe(true);
+    expect(peak).toBeLessThan(64 * 1024 * 1024);
+    // A quote that never closes, with more than the limit after it, ends the same way, at the line where it opened.
+    const quoted = join(dir, 'quoted-huge.csv');
+    writeFileSync(quoted, 'entry\nok\n"starts here\n' + 'more text, in quotes\n'.repeat(80_000) + '"\nafter\n');
+    const r2: string[] = [];
+    await checkCsv(quoted, {}, (r) => r2.push(`${r.line}: ${r.reason}`));
+    expect(r2[0]).toMatch(/^3: malformed CSV: a record longer than/);
+  });
+
+  it('sends from the CSV itself when the spool cannot be written', async () => {
+    const file = join(dir, 'nospool.csv');
+    writeFileSync(file, 'entry\nA\nB\n');
+    const check = await checkCsv(file, {}, () => {}, join(dir, 'no-such-dir'));
+    expect(check.spool).toBeUndefined();
+    const rows: string[] = [];
+    for await (const items of validRows(file, {}, check)) rows.push(...items.map((r) => r.entry));
+    expect(rows).toEqual(['A', 'B']);
   });
 });

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,5 +56,31 @@ describe('wm resume journal', () => {
     j.close();
     expect([...Journal.load(env, key).confirmed.keys()]).toEqual([0]);
     j.remove();
+  });
+
+  it('checks before the first request that it can be written, leaving no file; says which directory when not', () => {
+    const j = Journal.load(env, key);
+    j.check();
+    expect(existsSync(join(dir, 'wm-journal'))).toBe(true);
+    expect(readdirSync(join(dir, 'wm-journal'))).toEqual([]);
+    writeFileSync(join(dir, 'blocked'), 'a file where the cache directory should be');
+    const blocked = Journal.load({ NOTEVOX_CACHE_DIR: join(dir, 'blocked') }, key);
+    expect(() => blocked.check()).toThrow(new RegExp(`^cannot write the resume journal in ${dir}/blocked/wm-journal: ENOTDIR .*; nothing was sent$`));
+    try {
+      blocked.check();
+    } catch (e) {
+      expect(e).toMatchObject({ exitCode: 2, hint: expect.stringContaining('NOTEVOX_CACHE_DIR') });
+    }
+  });
+
+  it('a write that fails later keeps the batch confirmed, returns the error once and stops recording', () => {
+    const j = Journal.load(env, { ...key, batchSize: 7 });
+    mkdirSync(j.path, { recursive: true }); // a directory where the file should be: every open fails
+    const err = j.record({ batch: 0, created: 7, present: 0 });
+    expect(err).toMatchObject({ code: 'EISDIR' });
+    expect(j.record({ batch: 1, created: 7, present: 0 })).toBeUndefined();
+    expect([...j.confirmed.keys()]).toEqual([0, 1]);
+    expect(j.broken).toBe(err);
+    rmSync(j.path, { recursive: true });
   });
 });

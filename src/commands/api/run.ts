@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { ApiError } from '../../client/errors.js';
 import { redact } from '../../client/redact.js';
 import { UsageError } from '../../errors.js';
+import { redactValue } from '../../io/values.js';
 import type { Context } from '../types.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
@@ -176,7 +177,7 @@ export async function api(ctx: Context, a: string, b: string | undefined, flags:
       const res = await client.request<{ content?: unknown[]; nextCursor?: string | null }>(method, path, { query: q, headers }).catch(failed);
       if (flags.include) printHead(res.status, res.headers);
       if (!Array.isArray(res.data?.content)) throw new UsageError(`${path} did not answer a page ({content, nextCursor}); drop --paginate`);
-      writer.write(res.data.content as object[]);
+      writer.write(redactValue(res.data.content as object[], key));
       const cursor = res.data.nextCursor;
       if (typeof cursor !== 'string' || cursor === '' || cursor === q.cursor) break;
       q = { ...q, cursor };
@@ -187,9 +188,11 @@ export async function api(ctx: Context, a: string, b: string | undefined, flags:
 
   const res = await client.request<unknown>(method, path, { query, body, headers }).catch(failed);
   if (flags.include) printHead(res.status, res.headers);
+  // What the server sent, as it came, except the key wherever it echoed it (as in error bodies and headers).
   if (res.data === null || res.data === undefined) {
-    if (res.rawBody) ctx.io.out(res.rawBody.endsWith('\n') ? res.rawBody : res.rawBody + '\n');
+    const raw = redact(res.rawBody, key);
+    if (raw) ctx.io.out(raw.endsWith('\n') ? raw : raw + '\n');
     return;
   }
-  renderValue(ctx.io, res.data, output);
+  renderValue(ctx.io, redactValue(res.data, key), output);
 }

@@ -7,6 +7,7 @@ import { DEFAULT_BASE_URL } from '../../config/defaults.js';
 import { checkProfileName } from '../../config/store.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { Column } from '../../io/render.js';
+import { redactValue } from '../../io/values.js';
 import { printList, printObject } from '../list.js';
 import { keyIdentity } from '../resolve.js';
 import type { Context } from '../types.js';
@@ -21,9 +22,19 @@ interface AuthMe {
   expiresAt: string | null;
 }
 
+/**
+ * auth/me's answer, checked against the contract (a proxy's login page answering 200 is not a login), with the key
+ * masked wherever the server echoed it back.
+ */
+async function readMe(data: unknown, apiKey: string): Promise<AuthMe> {
+  const { assertAnswer } = await import('../../contract/answers.js');
+  assertAnswer(endpoint('auth.me'), data);
+  return redactValue(data as AuthMe, apiKey);
+}
+
 async function whoAmI(ctx: Context, baseUrl: string, apiKey: string): Promise<AuthMe> {
   const client = await ctx.clientFor({ baseUrl, apiKey });
-  return (await client.call<AuthMe>(endpoint('auth.me'))).data;
+  return readMe((await client.call<unknown>(endpoint('auth.me'))).data, apiKey);
 }
 
 /** The profile a command acts on: --profile, else NOTEVOX_PROFILE, else the current one (empty values count as unset). */
@@ -67,8 +78,7 @@ export async function login(ctx: Context, flags: { withKey?: boolean }): Promise
   if (!parsed.ok) throw new UsageError(parsed.reason, parsed.hint);
   const apiKey = `${parsed.id}.${parsed.secret}`;
   const me = await whoAmI(ctx, baseUrl, apiKey);
-  store.setProfile(profile, { baseUrl, apiKey });
-  store.useProfile(profile);
+  store.setProfile(profile, { baseUrl, apiKey }, { makeCurrent: true });
   const summary = {
     profile,
     baseUrl,
@@ -105,8 +115,8 @@ export async function status(ctx: Context): Promise<void> {
     ctx.io.warn(`NOTEVOX_BASE_URL overrides the base URL stored in profile "${creds.profile}" (${stored.baseUrl}).`);
   }
   const client = await ctx.client();
-  const me = (
-    await client.call<AuthMe>(endpoint('auth.me')).catch((e: unknown) => {
+  const answer = (
+    await client.call<unknown>(endpoint('auth.me')).catch((e: unknown) => {
       // Say which key was refused, and where it came from (as gh auth status does).
       if (e instanceof ApiError && e.status === 401) {
         throw new CliError(`the key ${maskKey(creds.apiKey!)} from ${source} was refused: ${e.message}`, { exitCode: e.exitCode, hint: e.hint, errorType: e.errorType, code: e.code });
@@ -114,6 +124,7 @@ export async function status(ctx: Context): Promise<void> {
       throw e;
     })
   ).data;
+  const me = await readMe(answer, creds.apiKey);
   if (me.keyType === 'LEGACY_PERSONAL') ctx.io.warn(LEGACY_WARNING);
   const out = {
     profile: creds.profile,
@@ -122,7 +133,7 @@ export async function status(ctx: Context): Promise<void> {
     keySource: source,
     key: maskKey(creds.apiKey),
     ...keyFacts(me),
-    workspaceName: me.workspaceGuid ? await boundWorkspaceName(client) : null,
+    workspaceName: me.workspaceGuid ? redactValue(await boundWorkspaceName(client), creds.apiKey) : null,
   };
   const columns: Column[] = [
     { key: 'profile', header: 'Profile', get: (o) => o.profile + how },
@@ -174,6 +185,7 @@ export async function scopes(ctx: Context): Promise<void> {
   // No key is needed (nor sent) for the scope list.
   const client = await ctx.clientFor({ baseUrl: creds.baseUrl });
   const res = await client.call<{ content: Array<{ scope: string; description: string }> }>(endpoint('scopes.list'));
+  (await import('../../contract/answers.js')).assertAnswer(endpoint('scopes.list'), res.data);
   await printList(ctx, res.data.content, [
     { key: 'scope', header: 'SCOPE' },
     { key: 'description', header: 'ALLOWS' },

@@ -7,6 +7,7 @@ import { DOCUMENT_LOCALES, LIMITS } from '../../contract/limits.js';
 import { parseIsoInstant } from '../../dates.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
+import { cannotWrite } from '../../io/fs-errors.js';
 import type { Column } from '../../io/render.js';
 import { parseLimit, printList, printObject, printPaged } from '../list.js';
 import { resolveWorkspace } from '../resolve.js';
@@ -180,7 +181,7 @@ function writeOut(file: string, content: string): void {
   try {
     writeFileAtomic(file, content);
   } catch (e) {
-    throw new UsageError(`cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'Check the path and its permissions.');
+    throw cannotWrite(file, e);
   }
 }
 

@@ -12,7 +12,7 @@ export function registerSandbox(program: Command): void {
       .command('start')
       .description('start the sandbox; prints its base URL and the seeded keys, runs until Ctrl-C or SIGTERM')
       .addOption(new Option('--port <port>', 'port to listen on (0 = any free port)').default('4010'))
-      .addOption(new Option('--host <host>', 'address to bind').default('127.0.0.1'))
+      .addOption(new Option('--host <host>', 'address to bind (other than loopback, other machines reach it, and its demo keys are public)').default('127.0.0.1'))
       .option('--seed <file>', 'seed JSON to load instead of the built-in demo seed (docs/sandbox-seed.md)')
       .option('--state <file>', 'keep state in this SQLite file (loaded at start, saved within a second of each change)')
       .addOption(new Option('--rate-limit <n/60s>', 'requests per key and window; 0 turns it off').default(RATE_LIMIT_SPEC))

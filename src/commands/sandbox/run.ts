@@ -22,8 +22,23 @@ function integer(flag: string, value: string | undefined, min: number, max = Num
   return n;
 }
 
+/**
+ * The warning for a sandbox reachable from other machines: its demo keys are public values, and it speaks plain
+ * http, which notevox sends a key over only to loopback addresses. Says which base URL works, and how to reach it
+ * from elsewhere.
+ */
+function exposedWarning(host: string, port: number, baseUrl: string, wildcard: boolean): string {
+  const here = wildcard ? ` From this machine use --base-url ${baseUrl}.` : '';
+  const target = wildcard ? `127.0.0.1:${port}` : `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return (
+    `the sandbox listens on ${host}, so other machines can reach it: its demo keys are public values that anyone can use, and it answers over plain http.` +
+    `${here} notevox sends a key over http:// only to loopback addresses: from another machine, tunnel to it (ssh -L ${port}:${target} <this host>, then --base-url http://127.0.0.1:${port}) or put an HTTPS proxy in front.`
+  );
+}
+
 export async function start(ctx: Context, flags: StartFlags): Promise<number> {
-  const { startSandbox, SandboxConfigError } = await import('../../sandbox/server.js');
+  const { startSandbox, SandboxConfigError, isWildcardHost } = await import('../../sandbox/server.js');
+  const { isLoopbackHost } = await import('../../config/baseurl.js');
   const { FaultSpecError } = await import('../../sandbox/faults.js');
   const { RateLimitError } = await import('../../sandbox/ratelimit.js');
   const jobSeconds = flags.jobSeconds !== undefined ? Number(flags.jobSeconds) : undefined;
@@ -51,10 +66,11 @@ export async function start(ctx: Context, flags: StartFlags): Promise<number> {
     throw e;
   }
   const keys = sandbox.keys.map((k) => ({ id: k.id, type: k.type, label: k.label ?? null, workspaceGuid: k.workspaceGuid ?? null, scopes: k.scopes, key: `${k.id}.${k.secret}` }));
+  if (!isLoopbackHost(sandbox.host)) ctx.io.warn(exposedWarning(sandbox.host, sandbox.port, sandbox.baseUrl, isWildcardHost(sandbox.host)));
   if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') {
-    ctx.io.out(JSON.stringify({ baseUrl: sandbox.baseUrl, keys }) + '\n');
+    ctx.io.out(JSON.stringify({ baseUrl: sandbox.baseUrl, ...(sandbox.listenUrl !== sandbox.baseUrl ? { listening: sandbox.listenUrl } : {}), keys }) + '\n');
   } else {
-    ctx.io.out(`notevox sandbox listening on ${sandbox.baseUrl}\n`);
+    ctx.io.out(`notevox sandbox listening on ${sandbox.listenUrl}${sandbox.listenUrl !== sandbox.baseUrl ? ` (base URL ${sandbox.baseUrl})` : ''}\n`);
     if (sandbox.reloaded) ctx.io.out(`State loaded from ${flags.state}; no seed applied.\n`);
     if (keys.length) {
       ctx.io.out(sandbox.reloaded ? 'Demo keys in this state (sandbox demo values, not real credentials):\n' : 'Seeded keys (sandbox demo values, not real credentials):\n');

@@ -1,10 +1,10 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { endpoint } from '../../contract/endpoints.js';
 import type { transcriptSegment } from '../../contract/schemas.js';
 import type { ApiClient } from '../../client/client.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
+import { cannotWrite, makeDirectory } from '../../io/fs-errors.js';
 import { renderObject } from '../../io/render.js';
 import type { Context } from '../types.js';
 import type { VoiceJob } from './job.js';
@@ -139,7 +139,11 @@ export const COMPLETE_MARKER = 'transcript.json';
  * directory with it is complete (batch runs skip such files). Returns the names written.
  */
 export async function writeResults(dir: string, r: Results): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
+  try {
+    makeDirectory(dir, 0o777);
+  } catch (e) {
+    throw cannotWrite(`--out ${dir}`, e);
+  }
   const files: Array<[string, string]> = [
     ...r.translations.map((t): [string, string] => [`translation-${t.locale.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`, withNewline(t.text)]),
     ...(r.summary ? [['summary.md', withNewline(r.summary.summary.content)] as [string, string]] : []),
@@ -147,6 +151,12 @@ export async function writeResults(dir: string, r: Results): Promise<string[]> {
     ['transcript.srt', toSrt(r.transcript)],
     [COMPLETE_MARKER, JSON.stringify(r.transcript, null, 2) + '\n'],
   ];
-  for (const [name, text] of files) writeFileAtomic(join(dir, name), text);
+  for (const [name, text] of files) {
+    try {
+      writeFileAtomic(join(dir, name), text);
+    } catch (e) {
+      throw cannotWrite(join(dir, name), e);
+    }
+  }
   return files.map(([name]) => name);
 }

@@ -1,14 +1,22 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, openSync, rmSync, writeSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { parse } from 'csv-parse';
 import { UsageError } from '../../errors.js';
 import { textProblem } from './rules.js';
 
 /**
  * Reading word memories from CSV, streaming (memory does not grow with the file, apart from 8 bytes per row for
- * the duplicate check): UTF-8 with or without BOM, CRLF or LF, quoted fields with commas, quotes and newlines.
- * Every row gets the physical line number where its record starts, so problems are reported as `FILE:LINE: reason`.
+ * the duplicate check): UTF-8 with or without BOM, CRLF, LF or CR-only line ends (the file's first line end
+ * decides), quoted fields with commas, quotes and newlines. A record (a line, or several inside quotes) may be at
+ * most MAX_RECORD_BYTES long: a longer one stops the reading with its line number, so that a quote that never
+ * closes or a file that is not CSV cannot take all the memory. Every row gets the physical line number where its
+ * record starts, so problems are reported as `FILE:LINE: reason`.
+ *
+ * The check pass writes the valid rows to a spool file (`entry TAB subEntry` lines: valid entries hold no
+ * whitespace), from which the send pass reads them back without parsing the CSV a second time.
  *
  * csv-parse is driven chunk by chunk through its parser object (`api.parse`), not as a stream: records, errors
  * of skipped records and the parser's byte offset then arrive synchronously and in file order, which is what
@@ -51,13 +59,34 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const UTF16_BOMS = [Buffer.from([0xff, 0xfe]), Buffer.from([0xfe, 0xff])];
 const QUOTING_HINT = 'Quote a field that contains a quote, comma or line break as a whole, and double the quotes inside it: "say ""hi""".';
 const CHUNK_BYTES = 64 * 1024;
+/** The longest record read (docs/word-memories.md): far above any valid row, with room for ignored columns. */
+export const MAX_RECORD_BYTES = 1024 * 1024;
 /** Errors after which csv-parse stays inside a quoted field: nothing after them can be trusted. */
-const FATAL_CSV_ERRORS = new Set(['CSV_QUOTE_NOT_CLOSED', 'CSV_INVALID_CLOSING_QUOTE']);
+const FATAL_CSV_ERRORS = new Set(['CSV_QUOTE_NOT_CLOSED', 'CSV_INVALID_CLOSING_QUOTE', 'CSV_MAX_RECORD_SIZE']);
+/** Thrown from csv-parse's on_skip to stop it at once (a record over the limit would otherwise keep growing). */
+const STOP = new Error('stop');
+const RECORD_SIZE_HINT = `A record is a line, or several lines inside quotes: a quote that never closes makes the rest of the file one record. Records are limited to ${MAX_RECORD_BYTES / 1024 / 1024} MiB; check the quoting, or remove the long columns.`;
 const CSV_ERROR_WORDS: Record<string, string> = {
   INVALID_OPENING_QUOTE: 'a quote inside an unquoted field',
   CSV_INVALID_CLOSING_QUOTE: 'text after a closing quote',
   CSV_QUOTE_NOT_CLOSED: 'a quoted field is never closed',
+  CSV_MAX_RECORD_SIZE: `a record longer than ${MAX_RECORD_BYTES.toLocaleString('en-US')} bytes starts here`,
 };
+
+/** The byte that ends a line: LF (also in CRLF files), or CR in files that use CR alone (classic Mac OS). */
+type LineEnd = 10 | 13;
+
+/**
+ * The file's line ends, from its first one: CR alone means CR-only; LF or CRLF means LF. Undefined while `buf` is
+ * not enough to tell (no line end yet, or a CR as its last byte) and more is coming.
+ */
+function lineEndOf(buf: Buffer, atEnd: boolean): LineEnd | undefined {
+  const lf = buf.indexOf(10);
+  const cr = buf.indexOf(13);
+  if (cr < 0 || (lf >= 0 && lf < cr)) return lf >= 0 || atEnd ? 10 : undefined;
+  if (cr + 1 < buf.length) return buf[cr + 1] === 10 ? 10 : 13;
+  return atEnd ? 13 : undefined;
+}
 
 /** `--columns entry,subEntry` → layout; exactly one entry column, at most one subEntry column. */
 export function parseColumns(spec: string): Layout {
@@ -81,17 +110,19 @@ function headerLayout(cells: string[]): Layout | undefined {
 }
 
 /**
- * Line numbers from byte offsets: the positions of '\n' in the chunks that records can still refer to.
- * `linesBefore(x)` counts the newlines before absolute offset x.
+ * Line numbers from byte offsets: the positions of the line-end byte in the chunks that records can still refer to.
+ * `linesBefore(x)` counts the line ends before absolute offset x.
  */
 class LineIndex {
   private chunks: Array<{ start: number; end: number; before: number; newlines: Uint32Array }> = [];
   private total = 0;
   private lines = 0;
 
+  constructor(private readonly eol: LineEnd) {}
+
   add(buf: Buffer): void {
     const found: number[] = [];
-    for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) found.push(i);
+    for (let i = buf.indexOf(this.eol); i !== -1; i = buf.indexOf(this.eol, i + 1)) found.push(i);
     this.chunks.push({ start: this.total, end: this.total + buf.length, before: this.lines, newlines: Uint32Array.from(found) });
     this.total += buf.length;
     this.lines += found.length;
@@ -120,9 +151,9 @@ class LineIndex {
   }
 }
 
-const countNewlines = (cells: string[]) => {
+const countNewlines = (cells: string[], eol: string) => {
   let n = 0;
-  for (const c of cells) for (let i = c.indexOf('\n'); i !== -1; i = c.indexOf('\n', i + 1)) n++;
+  for (const c of cells) for (let i = c.indexOf(eol); i !== -1; i = c.indexOf(eol, i + 1)) n++;
   return n;
 };
 
@@ -148,6 +179,8 @@ export interface ScanOptions extends CsvOptions {
   duplicateHashes?: ReadonlySet<number>;
   /** Every valid row's entry hash (the first pass collects them). */
   onEntryHash?: (hash: number) => void;
+  /** Every valid row (the first pass spools them for the send pass). */
+  onValidRow?: (entry: string, subEntry: string | null) => void;
   /** Every chunk of the file as read (for the content hash). */
   onBytes?: (chunk: Buffer) => void;
   /** Under --columns without --header, the first row reads `entry` in the entry column: a header taken for data. */
@@ -159,39 +192,51 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
   let layout: Layout | undefined = opts.columns !== undefined ? parseColumns(opts.columns) : undefined;
   let skipHeader = layout !== undefined && Boolean(opts.header);
   let firstRow = true;
-  const index = new LineIndex();
   const firstSeen = new Map<string, number>();
   let out: CsvItem[] = [];
   let fatal = false;
   let lastErrorOffset = -1;
+  // Set once the file's line ends are known (the first line end decides, see lineEndOf).
+  let eol: LineEnd = 10;
+  let index = new LineIndex(eol);
+  let parser: ReturnType<typeof parse> | undefined;
+  let api: CsvApi | undefined;
 
-  const parser = parse({
-    encoding: 'utf8',
-    bom: false,
-    relax_column_count: true,
-    skip_empty_lines: false,
-    skip_records_with_error: true,
-    record_delimiter: ['\r\n', '\n'],
-    on_skip: (err: Error | undefined) => {
-      const e = err as (Error & { code?: string }) | undefined;
-      const offset = parser.info.bytes;
-      if (offset === lastErrorOffset || fatal) return; // several errors in one record: report the first
-      lastErrorOffset = offset;
-      const code = e?.code ?? '';
-      fatal = FATAL_CSV_ERRORS.has(code);
-      const words = CSV_ERROR_WORDS[code] ?? e?.message ?? 'unreadable record';
-      const reason = `malformed CSV: ${words}` + (fatal ? '; the rest of the file was not read' : '');
-      out.push({ line: index.linesBefore(offset) + 1, entry: '', subEntry: null, reason, fatal, ...(fatal ? { hint: QUOTING_HINT } : {}) });
-    },
-  });
-  const api = (parser as unknown as { api?: CsvApi }).api;
-  if (typeof api?.parse !== 'function') throw new Error('csv-parse: the parser object has no api.parse (unsupported csv-parse version)');
+  const start = (lineEnd: LineEnd) => {
+    eol = lineEnd;
+    index = new LineIndex(eol);
+    parser = parse({
+      encoding: 'utf8',
+      bom: false,
+      relax_column_count: true,
+      skip_empty_lines: false,
+      skip_records_with_error: true,
+      record_delimiter: eol === 13 ? ['\r'] : ['\r\n', '\n'],
+      max_record_size: MAX_RECORD_BYTES,
+      on_skip: (err: Error | undefined) => {
+        const e = err as (Error & { code?: string }) | undefined;
+        const offset = parser!.info.bytes;
+        if (offset === lastErrorOffset || fatal) return; // several errors in one record: report the first
+        lastErrorOffset = offset;
+        const code = e?.code ?? '';
+        fatal = FATAL_CSV_ERRORS.has(code);
+        const words = CSV_ERROR_WORDS[code] ?? e?.message ?? 'unreadable record';
+        const reason = `malformed CSV: ${words}` + (fatal ? '; the rest of the file was not read' : '');
+        const hint = code === 'CSV_MAX_RECORD_SIZE' ? RECORD_SIZE_HINT : QUOTING_HINT;
+        out.push({ line: index.linesBefore(offset) + 1, entry: '', subEntry: null, reason, fatal, ...(fatal ? { hint } : {}) });
+        // Past the size limit csv-parse would go on filling the record: stop it here, memory stays flat.
+        if (code === 'CSV_MAX_RECORD_SIZE') throw STOP;
+      },
+    });
+    api = (parser as unknown as { api?: CsvApi }).api;
+    if (typeof api?.parse !== 'function') throw new Error('csv-parse: the parser object has no api.parse (unsupported csv-parse version)');
+  };
 
   const onRecord = (cells: string[]) => {
     if (fatal) return;
-    const end = parser.info.bytes;
+    const end = parser!.info.bytes;
     const terminated = index.linesBefore(end) - index.linesBefore(end - 1) === 1;
-    const line = index.linesBefore(end) - countNewlines(cells) - (terminated ? 1 : 0) + 1;
+    const line = index.linesBefore(end) - countNewlines(cells, eol === 13 ? '\r' : '\n') - (terminated ? 1 : 0) + 1;
     index.forgetBefore(end - 1);
     if (cells.every((c) => c === '')) return; // an empty line
     if (!layout) {
@@ -231,6 +276,7 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     if (item.reason) return item;
     const h = entryHash(entry);
     opts.onEntryHash?.(h);
+    opts.onValidRow?.(entry, item.subEntry);
     if (opts.duplicateHashes?.has(h)) {
       const first = firstSeen.get(entry);
       if (first !== undefined) item.reason = `duplicate entry "${entry}" (first on line ${first})`;
@@ -240,11 +286,15 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
   };
 
   const feed = (chunk: Buffer | undefined) => {
-    const err = api.parse(chunk, chunk === undefined, onRecord, () => {});
-    if (err) throw new UsageError(`cannot read ${file} as CSV: ${err.message}`);
+    if (chunk) index.add(chunk);
+    const err = api!.parse(chunk, chunk === undefined, onRecord, () => {});
+    if (err && err !== STOP) throw new UsageError(`cannot read ${file} as CSV: ${err.message}`);
   };
 
   let first = true;
+  /** The start of the file, held until its first line end says how lines end. */
+  let head: Buffer[] = [];
+  let headBytes = 0;
   for await (const raw of createReadStream(file, { highWaterMark: CHUNK_BYTES })) {
     let chunk = raw as Buffer;
     opts.onBytes?.(chunk);
@@ -255,7 +305,16 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     }
     if (first && chunk.subarray(0, 3).equals(BOM)) chunk = chunk.subarray(3);
     first = false;
-    index.add(chunk);
+    if (!parser) {
+      head.push(chunk);
+      headBytes += chunk.length;
+      chunk = head.length === 1 ? chunk : Buffer.concat(head);
+      const found = lineEndOf(chunk, false);
+      // No line end in the first MAX_RECORD_BYTES: read as LF, and the record-size limit says the rest.
+      if (found === undefined && headBytes <= MAX_RECORD_BYTES) continue;
+      start(found ?? 10);
+      head = [];
+    }
     feed(chunk);
     if (out.length) {
       yield out;
@@ -263,15 +322,111 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     }
     if (fatal) return;
   }
-  feed(undefined);
+  if (!parser) {
+    const rest = Buffer.concat(head);
+    start(lineEndOf(rest, true) ?? 10);
+    feed(rest);
+  }
+  if (!fatal) feed(undefined);
   if (out.length) yield out;
 }
 
-/** The valid rows only (after a check found the duplicate hashes). */
-export async function* validRows(file: string, opts: CsvOptions, duplicateHashes: ReadonlySet<number>): AsyncGenerator<CsvItem[]> {
-  for await (const items of scanCsv(file, { ...opts, duplicateHashes })) {
+/** A valid row, as the send pass needs it (the line only when read from the CSV itself). */
+export interface ValidRow {
+  entry: string;
+  subEntry: string | null;
+  line?: number;
+}
+
+/**
+ * The valid rows only, in file order, after a check: from the check's spool when it has one (no second CSV parse),
+ * else from the file again. Later copies of a duplicate entry are left out, as the check reported them.
+ */
+export async function* validRows(file: string, opts: CsvOptions, check: Pick<CsvCheck, 'duplicateHashes' | 'spool'>): AsyncGenerator<ValidRow[]> {
+  if (check.spool) {
+    yield* spooledRows(check.spool, check.duplicateHashes);
+    return;
+  }
+  for await (const items of scanCsv(file, { ...opts, duplicateHashes: check.duplicateHashes })) {
     const ok = items.filter((i) => !i.reason);
     if (ok.length) yield ok;
+  }
+}
+
+/**
+ * The valid rows of the check pass, written as `entry TAB subEntry` lines (`entry` alone without a subEntry): valid
+ * entries and subEntries hold no whitespace, so the format needs no quoting. Writing stops at the first failure
+ * (a full temporary directory): the send pass then parses the CSV again.
+ */
+class RowSpool {
+  private fd: number | undefined;
+  private readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'wx', 0o600);
+  }
+  add(entry: string, subEntry: string | null): void {
+    if (this.fd === undefined) return;
+    // At most 63 characters each, so at most 4 × 127 + 2 bytes: flush when that might not fit.
+    if (this.used > CHUNK_BYTES - 512) this.flush();
+    this.used += this.buf.write(entry, this.used);
+    if (subEntry !== null) {
+      this.buf[this.used++] = 9;
+      this.used += this.buf.write(subEntry, this.used);
+    }
+    this.buf[this.used++] = 10;
+  }
+  private flush(): void {
+    try {
+      for (let at = 0; at < this.used; ) at += writeSync(this.fd!, this.buf, at, this.used - at);
+    } catch {
+      this.abandon();
+    }
+    this.used = 0;
+  }
+  /** Close it; the path when it holds every row, else undefined (and no file). */
+  finish(): string | undefined {
+    if (this.fd !== undefined && this.used) this.flush();
+    if (this.fd === undefined) return undefined;
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      closeSync(fd);
+      return this.path;
+    } catch {
+      rmSync(this.path, { force: true });
+      return undefined;
+    }
+  }
+  abandon(): void {
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      if (fd !== undefined) closeSync(fd);
+    } catch {}
+    rmSync(this.path, { force: true });
+  }
+}
+
+async function* spooledRows(path: string, duplicateHashes: ReadonlySet<number>): AsyncGenerator<ValidRow[]> {
+  const decoder = new StringDecoder('utf8');
+  const seen = new Set<string>();
+  let rest = '';
+  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES })) {
+    const text = rest + decoder.write(chunk as Buffer);
+    const lines = text.split('\n');
+    rest = lines.pop()!;
+    const rows: ValidRow[] = [];
+    for (const line of lines) {
+      const tab = line.indexOf('\t');
+      const entry = tab < 0 ? line : line.slice(0, tab);
+      if (duplicateHashes.size && duplicateHashes.has(entryHash(entry))) {
+        if (seen.has(entry)) continue;
+        seen.add(entry);
+      }
+      rows.push({ entry, subEntry: tab < 0 ? null : line.slice(tab + 1) });
+    }
+    if (rows.length) yield rows;
   }
 }
 
@@ -289,6 +444,8 @@ export interface CsvCheck {
   duplicateHashes: ReadonlySet<number>;
   /** The line of a first row that looks like a header but is read as data (--columns without --header). */
   headerLike?: number;
+  /** The check pass's valid rows (RowSpool), for the send pass; absent when they could not be written. */
+  spool?: string;
 }
 
 /** Hashes that occur more than once (sorts the array in place). */
@@ -300,11 +457,29 @@ function repeated(hashes: Float64Array): Set<number> {
 }
 
 /**
- * The validation pass: counts, the content hash and the duplicate candidates; when anything is wrong, a second
- * pass hands every rejected row to `onReject` in file order.
+ * The validation pass: counts, the content hash and the duplicate candidates, and (given `spoolDir`) the valid rows
+ * spooled for the send pass; when anything is wrong, a second pass hands every rejected row to `onReject` in file
+ * order.
  */
-export async function checkCsv(file: string, opts: CsvOptions, onReject: (item: CsvItem) => void): Promise<CsvCheck> {
+export async function checkCsv(file: string, opts: CsvOptions, onReject: (item: CsvItem) => void, spoolDir?: string): Promise<CsvCheck> {
   const st = await stat(file);
+  let spool: RowSpool | undefined;
+  try {
+    if (spoolDir) spool = new RowSpool(join(spoolDir, 'valid-rows.tsv'));
+  } catch {
+    // no spool: the send pass reads the CSV again
+  }
+  try {
+    const check = await checkPasses(file, opts, onReject, st, spool);
+    const spooled = spool?.finish();
+    return spooled ? { ...check, spool: spooled } : check;
+  } catch (e) {
+    spool?.abandon();
+    throw e;
+  }
+}
+
+async function checkPasses(file: string, opts: CsvOptions, onReject: (item: CsvItem) => void, st: { size: number; mtimeMs: number }, spool: RowSpool | undefined): Promise<CsvCheck> {
   const sha = createHash('sha256');
   let hashes = new Float64Array(1 << 16);
   let n = 0;
@@ -316,6 +491,7 @@ export async function checkCsv(file: string, opts: CsvOptions, onReject: (item: 
     ...opts,
     onHeaderLike: (line) => (headerLike = line),
     onBytes: (b) => sha.update(b),
+    onValidRow: spool ? (entry, sub) => spool.add(entry, sub) : undefined,
     onEntryHash: (h) => {
       if (n === hashes.length) {
         const bigger = new Float64Array(hashes.length * 2);

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
 import { openAtomicFile, type AtomicFile } from '../../io/atomic-file.js';
+import { cannotWrite } from '../../io/fs-errors.js';
 import type { Context } from '../types.js';
 import { endpointFor, resolveTarget, type ScopeFlags } from './target.js';
 
@@ -35,32 +35,31 @@ async function writeTo(stream: NodeJS.WritableStream, text: string): Promise<voi
   if (!stream.write(text)) await once(stream, 'drain');
 }
 
-/** A temporary file beside `path`, renamed to it when complete; opened at once, so that a bad path fails before any request. */
+/**
+ * A temporary file beside `path`, renamed to it when complete; opened at once, so that a bad path fails before any
+ * request. The AtomicFile alone owns (and closes) the descriptor; a failed write (a full disk) is reported as itself.
+ */
 function fileSink(path: string): Sink {
   let file: AtomicFile;
   try {
     file = openAtomicFile(path);
   } catch (e) {
-    throw new UsageError(`cannot write --out ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw cannotWrite(`--out ${path}`, e);
   }
-  const stream = createWriteStream(file.tmpPath, { fd: file.fd, autoClose: false });
-  let failure: Error | undefined;
-  stream.on('error', (e) => (failure ??= e)); // surfaced by the next write or the commit
-  const finished = () => new Promise<void>((resolve, reject) => stream.end((e?: Error | null) => (e ? reject(e) : resolve())));
   return {
     write: async (text) => {
-      if (failure) throw failure;
-      await writeTo(stream, text);
+      await file.write(text).catch((e: unknown) => {
+        throw cannotWrite(`--out ${path}`, e);
+      });
     },
     commit: async () => {
-      await finished();
-      if (failure) throw failure;
-      file.commit();
+      try {
+        file.commit();
+      } catch (e) {
+        throw cannotWrite(`--out ${path}`, e);
+      }
     },
-    abort: async () => {
-      stream.destroy();
-      file.discard();
-    },
+    abort: async () => file.discard(),
   };
 }
 

@@ -1,4 +1,6 @@
 import { LIMITS } from '../../contract/limits.js';
+import { CliError, EXIT } from '../../errors.js';
+import { describeFsError } from '../../io/fs-errors.js';
 import type { Column } from '../../io/render.js';
 import { printObject } from '../list.js';
 import type { Context } from '../types.js';
@@ -42,9 +44,9 @@ function requestBody(b: Batch) {
 }
 
 /** The valid rows in batches of `size`, numbered from 0; batches for which `skip` says so are counted but not built. */
-async function* batchesOf(path: string, opts: CsvOptions, duplicates: ReadonlySet<number>, size: number, skip: (index: number) => boolean): AsyncGenerator<Batch> {
+async function* batchesOf(path: string, opts: CsvOptions, check: CsvCheck, size: number, skip: (index: number) => boolean): AsyncGenerator<Batch> {
   let batch: Batch = { index: 0, rows: 0, texts: [] };
-  for await (const items of validRows(path, opts, duplicates)) {
+  for await (const items of validRows(path, opts, check)) {
     for (const r of items) {
       if (!skip(batch.index)) batch.texts.push(r.entry, r.subEntry ?? '');
       if (++batch.rows === size) {
@@ -89,6 +91,8 @@ const SUMMARY_COLUMNS: Column[] = [
 /** What to run again after a run that stopped early, from the batches the journal holds. */
 function resumeHint(journal: Journal): string {
   const confirmed = journal.confirmed.size;
+  if (journal.broken)
+    return `The resume journal could not be written (${describeFsError(journal.broken)}), so a rerun sends every batch again: entries already created are reported as already present.`;
   return confirmed
     ? `${confirmed} batches are confirmed. Run the same command again to resume: they are skipped (journal ${journal.path}).`
     : 'Nothing was confirmed yet; run the same command again (once the cause is fixed) to start from the beginning.';
@@ -121,15 +125,16 @@ async function sendAll(ctx: Context, { target, path, opts, check, journal, batch
   let created = 0;
   let present = 0;
   try {
-    const result = await runBatches(batchesOf(path, opts, check.duplicateHashes, batchSize, (i) => done.has(i)), {
+    const result = await runBatches(batchesOf(path, opts, check, batchSize, (i) => done.has(i)), {
       pacer: new Pacer(),
       concurrency,
       signal: ctx.signal,
       send: (b) => client.call(ep, { params: target.params, body: requestBody(b), signal: ctx.signal }),
       done: (b, res) => {
-        const content = (res.data as { content?: unknown } | null)?.content;
-        const made = Array.isArray(content) ? content.length : 0;
-        journal.record({ batch: b.index, created: made, present: b.rows - made });
+        // The answer fits the contract (checked by the client): its content lists the entries created.
+        const made = Math.min(b.rows, (res.data as { content: unknown[] }).content.length);
+        const failed = journal.record({ batch: b.index, created: made, present: b.rows - made });
+        if (failed) ctx.io.warn(`cannot write the resume journal ${journal.path}: ${describeFsError(failed)}. The import goes on, but cannot resume if it stops now.`);
         created += made;
         present += b.rows - made;
         progress.tick(b.rows);
@@ -183,6 +188,7 @@ export async function importCsv(ctx: Context, file: string, flags: ImportFlags):
       ctx.io.info('Dry run: nothing was sent.');
       return 0;
     }
+    journal.check();
     if (flags.restart) journal.reset();
     if (earlier.length) ctx.io.info(`Resuming: ${earlier.length} of ${batches} batches (${doneEarlier} rows) were confirmed by an earlier run and are skipped.`);
     await assertUnchanged(src, check);
@@ -212,7 +218,13 @@ export async function importCsv(ctx: Context, file: string, flags: ImportFlags):
     if (sent.error !== undefined) {
       throw batchFailure(sent.error, `${failed} rows were not imported`, resumeHint(journal));
     }
-    journal.remove();
+    // The journal goes only when the service confirmed every batch, by this run or an earlier one.
+    const unconfirmed = batches - [...journal.confirmed.keys()].filter((i) => i < batches).length;
+    if (unconfirmed > 0 || failed > 0) {
+      throw new CliError(`${failed} rows in ${unconfirmed} batches were not confirmed by the service`, { exitCode: EXIT.UNEXPECTED, hint: resumeHint(journal) });
+    }
+    const left = journal.remove();
+    if (left) ctx.io.warn(`cannot remove the finished resume journal ${journal.path}: ${describeFsError(left)}; delete it by hand.`);
     return 0;
   } finally {
     await src.cleanup();

@@ -1,4 +1,4 @@
-import { createWriteStream, writeSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify/sync';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { openAtomicFile, type AtomicFile } from '../../io/atomic-file.js';
+import { cannotWrite } from '../../io/fs-errors.js';
 import type { Context } from '../types.js';
 import { checkCsv, parseColumns, type CsvCheck, type CsvItem, type CsvOptions } from './csv.js';
 
@@ -15,6 +16,8 @@ export interface Source {
   path: string;
   /** How messages name it: the path, or `stdin`. */
   name: string;
+  /** A private temporary directory for this run (the spooled rows; standard input's copy), removed by cleanup. */
+  dir: string;
   cleanup(): Promise<void>;
 }
 
@@ -30,27 +33,26 @@ export async function openSource(ctx: Context, file: string): Promise<Source> {
       throw new UsageError(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : (e.code ?? e.message)}`);
     });
     if (!st.isFile()) throw new UsageError(`${file} is not a file`);
-    return { path: file, name: file, cleanup: async () => {} };
   }
+  const dir = await mkdtemp(join(tmpdir(), 'notevox-wm-')).catch((e: unknown) => {
+    throw cannotWrite(`a temporary directory in ${tmpdir()}`, e, 'Free some space there, or point TMPDIR at another directory.');
+  });
+  const remove = () => rm(dir, { recursive: true, force: true });
+  const unregister = ctx.onInterrupt(remove);
+  const cleanup = async () => {
+    unregister();
+    await remove();
+  };
+  if (file !== '-') return { path: file, name: file, dir, cleanup };
   if (ctx.io.isStdinTTY) ctx.io.info('Reading CSV from standard input (end with Ctrl-D)…');
-  const dir = await mkdtemp(join(tmpdir(), 'notevox-wm-'));
-  const cleanup = () => rm(dir, { recursive: true, force: true });
-  const unregister = ctx.onInterrupt(cleanup);
   const path = join(dir, 'stdin.csv');
   try {
     await pipeline(ctx.io.stdin, createWriteStream(path, { mode: 0o600 }));
   } catch (e) {
     await cleanup();
-    throw e;
+    throw (e as NodeJS.ErrnoException).code ? cannotWrite(`standard input's copy in ${dir}`, e) : e;
   }
-  return {
-    path,
-    name: 'stdin',
-    cleanup: async () => {
-      unregister();
-      await cleanup();
-    },
-  };
+  return { path, name: 'stdin', dir, cleanup };
 }
 
 /**
@@ -62,15 +64,29 @@ function rejectsWriter(ctx: Context, file: string) {
   try {
     out = openAtomicFile(file);
   } catch (e) {
-    throw new UsageError(`cannot write --rejects ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw cannotWrite(`--rejects ${file}`, e);
   }
   const unregister = ctx.onInterrupt(() => out.discard());
-  writeSync(out.fd, 'entry,subEntry,line,reason\n');
+  /** A write that fails (a full disk) removes the temporary file and ends the command with the real error. */
+  const write = (text: string) => {
+    try {
+      out.writeSync(text);
+    } catch (e) {
+      unregister();
+      out.discard();
+      throw cannotWrite(`--rejects ${file}`, e);
+    }
+  };
+  write('entry,subEntry,line,reason\n');
   return {
-    write: (r: CsvItem) => writeSync(out.fd, stringify([[r.entry, r.subEntry ?? '', r.line, r.reason ?? '']])),
+    write: (r: CsvItem) => write(stringify([[r.entry, r.subEntry ?? '', r.line, r.reason ?? '']])),
     commit: () => {
       unregister();
-      out.commit();
+      try {
+        out.commit();
+      } catch (e) {
+        throw cannotWrite(`--rejects ${file}`, e);
+      }
     },
     discard: () => {
       unregister();
@@ -91,13 +107,18 @@ export async function validateSource(ctx: Context, src: Source, flags: CsvFlags,
   let firstFatal: CsvItem | undefined;
   let check: CsvCheck;
   try {
-    check = await checkCsv(src.path, flags, (r) => {
-      spinner.stop();
-      ctx.io.err(`${src.name}:${r.line}: ${r.reason}\n`);
-      rejects?.write(r);
-      onReject?.(r);
-      if (r.fatal) firstFatal ??= r;
-    });
+    check = await checkCsv(
+      src.path,
+      flags,
+      (r) => {
+        spinner.stop();
+        ctx.io.err(`${src.name}:${r.line}: ${r.reason}\n`);
+        rejects?.write(r);
+        onReject?.(r);
+        if (r.fatal) firstFatal ??= r;
+      },
+      src.dir,
+    );
     rejects?.commit();
   } catch (e) {
     rejects?.discard();

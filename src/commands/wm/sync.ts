@@ -147,7 +147,7 @@ export async function sync(ctx: Context, file: string, flags: SyncFlags): Promis
     });
     await assertUnchanged(src, check);
     const prune = Boolean(flags.prune);
-    const { changes, unchanged, kept } = await planSync(ctx, target, validRows(src.path, flags, check.duplicateHashes), prune, rejectedEntries);
+    const { changes, unchanged, kept } = await planSync(ctx, target, validRows(src.path, flags, check), prune, rejectedEntries);
     const n = (a: Change['action']) => changes.filter((c) => c.action === a).length;
     const plan = { target: target.label, create: n('create'), update: n('update'), delete: n('delete'), unchanged, ...(prune ? { keptForRejectedRows: kept } : {}) };
     const json = ctx.output.format === 'json' || ctx.output.format === 'ndjson';

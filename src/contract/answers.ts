@@ -1,0 +1,58 @@
+import { CliError, EXIT } from '../errors.js';
+import { schemasOf } from './endpoint-schemas.js';
+import type { Endpoint } from './types.js';
+
+/**
+ * Whether a 2xx answer has the shape the contract documents for its endpoint. The CLI checks every write's answer
+ * (and the answers a command cannot do without, such as auth/me) before it reports anything as done: a proxy's
+ * login page, a misconfigured server answering `{}` or HTML, must never read as "created" or "already present".
+ *
+ * Tolerant as decisions.md asks: unknown fields pass, and so do unknown values of known fields (an enum value or a
+ * format this notevox does not know yet). What fails is a missing field or a field of another type, a body that is
+ * not JSON, or an empty body where the contract promises one. This module loads zod (through the schemas), so it
+ * is imported only when a command checks an answer.
+ */
+
+/** zod issue codes that say "a value this CLI does not know", not "another shape". */
+const TOLERATED = new Set(['invalid_value', 'invalid_format', 'too_big', 'too_small', 'not_multiple_of', 'custom', 'unrecognized_keys']);
+const SNIPPET = 60;
+
+/** `content[0].entry` */
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  return out || '(root)';
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > SNIPPET ? `${flat.slice(0, SNIPPET - 1)}…` : flat;
+}
+
+/** What is wrong with `data` (the parsed body: null when empty, the text itself when not JSON), or undefined when it fits. */
+export function answerProblem(ep: Endpoint, data: unknown): string | undefined {
+  if (typeof data === 'string') return `the body is not JSON ("${snippet(data)}")`;
+  const schema = schemasOf(ep.id)?.response;
+  if (!schema) return undefined; // no documented body (a 204): nothing to check beyond JSON
+  if (data === null || data === undefined) return 'the body is empty';
+  const r = schema.safeParse(data);
+  if (r.success) return undefined;
+  const issue = r.error.issues.find((i) => !TOLERATED.has(i.code));
+  if (!issue) return undefined;
+  return `${formatPath(issue.path)}: ${issue.message}`;
+}
+
+/** The error for an answer that does not fit; `write` says the change may or may not have been made. */
+export function unexpectedAnswer(ep: Endpoint, problem: string, write = ep.method !== 'GET'): CliError {
+  const what = write ? 'A success answer not in the documented shape: notevox cannot tell whether the change was made.' : 'A success answer not in the documented shape.';
+  return new CliError(`unexpected response from ${ep.id}: ${problem}`, {
+    exitCode: EXIT.UNEXPECTED,
+    hint: `${what} A proxy or login page? Check the base URL (\`notevox auth status\`), or rerun with --debug.`,
+  });
+}
+
+/** Throw unexpectedAnswer when `data` does not fit the endpoint's documented answer. */
+export function assertAnswer(ep: Endpoint, data: unknown): void {
+  const problem = answerProblem(ep, data);
+  if (problem !== undefined) throw unexpectedAnswer(ep, problem);
+}
