@@ -13,7 +13,7 @@ export interface Received {
  * A webhook receiver for tests on a free loopback port: answers with the scripted statuses in turn (the last one
  * repeats), or never answers with `'hang'`; records every request.
  */
-export async function startReceiver(script: Array<number | 'hang'> = [200]) {
+export async function startReceiver(script: Array<number | 'hang'> = [200], port = 0) {
   const received: Received[] = [];
   const hanging = new Set<ServerResponse>();
   const waiters: Array<() => void> = [];
@@ -37,11 +37,14 @@ export async function startReceiver(script: Array<number | 'hang'> = [200]) {
       res.end(JSON.stringify({ ok: step < 300 }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const bound = (server.address() as AddressInfo).port;
   return {
-    port,
-    url: `http://127.0.0.1:${port}/hooks`,
+    port: bound,
+    url: `http://127.0.0.1:${bound}/hooks`,
     received,
     /** Resolves once `n` requests have arrived (rejects after `timeoutMs`). */
     async waitFor(n: number, timeoutMs = 20_000): Promise<Received[]> {
