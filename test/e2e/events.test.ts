@@ -91,7 +91,7 @@ async function sandboxWith(opts: Parameters<typeof startTestSandbox>[0]) {
   return Object.assign(sb, { control, rename });
 }
 
-describe('notevox webhooks listen', () => {
+describe('notevox webhooks listen', { timeout: 90_000 }, () => {
   it('prints each event delivered by the sandbox once (NDJSON when piped), drops the redelivered duplicate, and ends with 130 and a count on Ctrl-C', async () => {
     const secret = 'whsec_listen_e2e_0001';
     const l = await listen(secret);
@@ -138,7 +138,7 @@ describe('notevox webhooks listen', () => {
     const app = await startReceiver([500, 200]);
     closers.push(() => app.close());
     const secret = 'whsec_forward_e2e_01';
-    const l = await listen(secret, ['--forward-to', app.url]);
+    const l = await listen(secret, ['--forward-to', app.url, '-o', 'table']);
     const sb = await sandboxWith({ webhooks: [l.url], webhookSecret: secret, webhookPace: 0.02 });
     await sb.rename('Forwarded');
     const d = await eventually(async () => {
@@ -153,8 +153,9 @@ describe('notevox webhooks listen', () => {
       expect(r.json.type).toBe('note.user_content.updated');
     }
     expect(app.received[0].body).toBe(app.received[1].body);
-    await l.waitFor('err', /forwarded evt_\w+ to \S+: 200/);
-    expect(l.err()).toMatch(/forwarded evt_\w+ to \S+: 500/);
+    // -o table: a line per delivery, with the app's status at its end.
+    await l.waitFor('out', /note\.user_content\.updated +evt_\w+ +Note nt1LaunchPlan +→ 200\n/);
+    expect(l.out()).toMatch(/note\.user_content\.updated +evt_\w+ +Note nt1LaunchPlan +→ 500\n/);
     expect(await l.stop('SIGINT')).toBe(130);
     expect(l.err()).toMatch(/Stopped: 1 event received/);
   });
@@ -166,7 +167,7 @@ describe('notevox webhooks listen', () => {
   });
 });
 
-describe('notevox sandbox trigger, events, live-note start and notes paragraphs --follow', () => {
+describe('notevox sandbox trigger, events, live-note start and notes paragraphs --follow', { timeout: 90_000 }, () => {
   it('a live note started from the CLI is tailed by --follow: every paragraph once, exit 0 when the recording ends', async () => {
     const sb = await sandboxWith({});
     const env = { baseUrl: sb.baseUrl, key: admin };
@@ -245,7 +246,7 @@ describe('notevox sandbox trigger, events, live-note start and notes paragraphs 
   });
 });
 
-describe('notevox sandbox start --webhook', () => {
+describe('notevox sandbox start --webhook', { timeout: 90_000 }, () => {
   function startSandbox(args: string[], env: Record<string, string> = {}) {
     const p = spawnNotevox(['sandbox', 'start', '--port', '0', '--json', ...args], env);
     return p.waitFor('out', /^\{.*\}\n/).then((m) => ({ p, info: JSON.parse(m[0]) }));
@@ -264,6 +265,50 @@ describe('notevox sandbox start --webhook', () => {
     const bad = await runCli(['sandbox', 'start', '--port', '0', '--webhook', 'ftp://x', '--webhook-pace', '0.5']);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--webhook "ftp:\/\/x" must use http or https/);
+  });
+
+  it('never shows the webhook secret, the control token or the API key: not in its log (--verbose), the CLI output, --debug traces or the event log', { timeout: 90_000 }, async () => {
+    const r = await startReceiver([500, 200]);
+    closers.push(() => r.close());
+    const webhookSecret = 'whsec_never_shown_0001';
+    const controlToken = 'ctl_never_shown_0001';
+    writeFileSync(join(dir, 'hook.secret'), webhookSecret);
+    writeFileSync(join(dir, 'control.token'), controlToken + '\n');
+    const { p, info } = await startSandbox([
+      '--verbose', '--webhook', r.url, '--webhook-secret-file', join(dir, 'hook.secret'), '--webhook-pace', '0.02', '--control-token-file', join(dir, 'control.token'),
+    ]);
+    const env = { baseUrl: info.baseUrl, key: admin, env: { NOTEVOX_SANDBOX_CONTROL_TOKEN: controlToken } };
+    const outputs: string[] = [];
+    const cli = async (args: string[], o: Parameters<typeof runCli>[1] = env) => {
+      const res = await runCli(args, o);
+      outputs.push(res.stdout, res.stderr);
+      return res;
+    };
+    expect((await cli(['notes', 'rename', N.launchKickoff, 'Secrets stay secret', '--debug'])).exitCode).toBe(0);
+    const t = await cli(['sandbox', 'trigger', 'note.ended', '--note', N.launchKickoff, '--debug']);
+    expect(t.exitCode, t.stderr).toBe(0);
+    expect(t.stderr).toMatch(/authorization: Bearer \*\*\*\*/);
+    expect((await cli(['sandbox', 'live-note', 'start', '--workspace', WS.product, '--paragraphs', '2', '--interval', '0.05', '--debug'])).exitCode).toBe(0);
+    await r.waitFor(3);
+    await eventually(async () => {
+      const res = await fetch(`${info.baseUrl}/_sandbox/events?tail=100`, { headers: { authorization: `Bearer ${controlToken}` } });
+      const all = ((await res.json()) as any).content;
+      return all.length >= 6 && all.every((e: any) => e.deliveries.every((d: any) => d.status !== 'pending'));
+    });
+    const shown = await cli(['sandbox', 'events', '--json', '--debug', '--limit', '100']);
+    const log = JSON.parse(shown.stdout);
+    expect(log.length).toBeGreaterThanOrEqual(6);
+    // Without the token: refused, and said how to pass it.
+    const refused = await cli(['sandbox', 'events'], { baseUrl: info.baseUrl });
+    expect(refused.exitCode).toBe(3);
+    expect(refused.stderr).toMatch(/--control-token-file or NOTEVOX_SANDBOX_CONTROL_TOKEN/);
+    expect(await p.stop('SIGTERM')).toBe(0);
+    expect(p.err()).toMatch(/attempt 1\/6: 500/);
+    const everything = [...outputs, p.err(), JSON.stringify(log)].join('\n');
+    for (const secret of [webhookSecret, controlToken, DEMO_KEYS.admin.secret]) expect(everything).not.toContain(secret);
+    // The start-up summary prints the seeded demo keys (public values), but neither of the other two.
+    for (const secret of [webhookSecret, controlToken]) expect(p.out()).not.toContain(secret);
+    expect(r.received[0].headers.authorization).toBe(`Bearer ${webhookSecret}`);
   });
 
   it('delivers after a SIGKILL and a restart on the same --state what was pending at the kill', async () => {
