@@ -255,7 +255,7 @@ complete -c notevox -n '__notevox_using sandbox start' -l state -r -d 'keep stat
 complete -c notevox -n '__notevox_using sandbox start' -l transcriber-command -r -d 'speech-to-text program for voice jobs, e.g. \'whisper-cli {file}\''
 complete -c notevox -n '__notevox_using sandbox start' -l verbose -d 'log one line per request and webhook attempt to stderr (key id, never a secret)'
 complete -c notevox -n '__notevox_using sandbox start' -l webhook -r -d 'deliver every event to this URL (repeatable); see docs/events.md'
-complete -c notevox -n '__notevox_using sandbox start' -l webhook-pace -r -d 'multiply webhook retry delays and the delivery timeout (0.001 runs the schedule in milliseconds)'
+complete -c notevox -n '__notevox_using sandbox start' -l webhook-pace -r -d 'multiply webhook retry delays and the 60 s delivery timeout, e.g. 0.001 in tests (default 1)'
 complete -c notevox -n '__notevox_using sandbox start' -l webhook-secret-file -r -d 'the secret of the --webhook endpoints (else env NOTEVOX_SANDBOX_WEBHOOK_SECRET, else generated and shown once)'
 complete -c notevox -f -n '__notevox_using sandbox trigger' -a 'folder.note.added folder.note.removed note.created note.deleted note.ended note.participants.updated note.recording.completed note.user_content.updated note_document.deleted note_document.generated note_document.updated note_summary.deleted note_summary.generated note_summary.updated'
 complete -c notevox -n '__notevox_using sandbox trigger' -l control-token-file -r -d 'the control token of a sandbox started with one (else env NOTEVOX_SANDBOX_CONTROL_TOKEN)'

@@ -26,7 +26,7 @@ export function registerSandbox(program: Command): void {
       .option('--transcriber-command <cmd>', "speech-to-text program for voice jobs, e.g. 'whisper-cli {file}'")
       .option('--webhook <url>', 'deliver every event to this URL (repeatable); see docs/events.md', collect)
       .option('--webhook-secret-file <file>', 'the secret of the --webhook endpoints (else env NOTEVOX_SANDBOX_WEBHOOK_SECRET, else generated and shown once)')
-      .option('--webhook-pace <f>', 'multiply webhook retry delays and the delivery timeout (0.001 runs the schedule in milliseconds)')
+      .option('--webhook-pace <f>', 'multiply webhook retry delays and the 60 s delivery timeout, e.g. 0.001 in tests (default 1)')
       .option('--control-token-file <file>', 'token the control API (/_sandbox/) requires (else env NOTEVOX_SANDBOX_CONTROL_TOKEN); needed on a non-loopback --host')
       .option('--verbose', 'log one line per request and webhook attempt to stderr (key id, never a secret)')
       .action(action(load, 'start')),

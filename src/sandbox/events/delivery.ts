@@ -159,7 +159,8 @@ export class DeliveryWorker {
       db.run('INSERT INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms, next_retry_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
         row.id, n, at, out.status ?? null, out.error ?? null, out.durationMs, nextRetryAt,
       ]);
-      db.run('UPDATE webhook_deliveries SET attempts = ?, status = ?, next_attempt_at = ?, finished_at = ? WHERE id = ?', [
+      // A delivery cancelled meanwhile (its endpoint removed) stays cancelled.
+      db.run(`UPDATE webhook_deliveries SET attempts = ?, status = ?, next_attempt_at = ?, finished_at = ? WHERE id = ? AND status = 'pending'`, [
         n, verdict === 'retry' ? 'pending' : verdict, nextRetryAt, finishedAt, row.id,
       ]);
     });
