@@ -6,7 +6,7 @@
 __notevox_subcommands() {
   __notevox_r=
   case "$1" in
-    '') __notevox_r='api auth completion config folders help notes org profile sandbox scopes templates voice wiki wm workspaces' ;;
+    '') __notevox_r='api auth completion config folders help notes org profile sandbox scopes templates voice webhooks wiki wm workspaces' ;;
     'api ') __notevox_r='spec' ;;
     'auth ') __notevox_r='help login logout status switch' ;;
     'config ') __notevox_r='get help list set unset' ;;
@@ -17,9 +17,11 @@ __notevox_subcommands() {
     'notes summaries ') __notevox_r='get help list' ;;
     'org ') __notevox_r='help show' ;;
     'profile ') __notevox_r='help list remove use' ;;
-    'sandbox ') __notevox_r='help seed-example start' ;;
+    'sandbox ') __notevox_r='events help live-note seed-example start trigger' ;;
+    'sandbox live-note ') __notevox_r='help start' ;;
     'templates ') __notevox_r='get help list' ;;
     'voice ') __notevox_r='delete help status summary transcribe transcript translation translations upload wait' ;;
+    'webhooks ') __notevox_r='help listen' ;;
     'wiki ') __notevox_r='help mentions page pages search' ;;
     'wm ') __notevox_r='add export get help import list rm sync update' ;;
     'workspaces ') __notevox_r='create delete get help list quota rename' ;;
@@ -42,17 +44,21 @@ __notevox_options() {
     'notes documents get ') __notevox_r='--format --out' ;;
     'notes export ') __notevox_r='--format --out' ;;
     'notes list ') __notevox_r='--all --cursor --folder --keyword --limit --org --workspace' ;;
-    'notes paragraphs ') __notevox_r='--all --cursor --limit --plain' ;;
+    'notes paragraphs ') __notevox_r='--all --cursor --follow --limit --plain' ;;
     'notes search ') __notevox_r='--folder --from --size --to --workspace' ;;
     'notes share-link create ') __notevox_r='--password --rotate' ;;
     'notes summaries get ') __notevox_r='--format --out' ;;
-    'sandbox start ') __notevox_r='--fault-seed --faults --host --job-seconds --now --port --rate-limit --seed --state --transcriber-command --verbose' ;;
+    'sandbox events ') __notevox_r='--control-token-file --follow --limit --since --type' ;;
+    'sandbox live-note start ') __notevox_r='--control-token-file --folder --interval --paragraphs --stops --title --workspace' ;;
+    'sandbox start ') __notevox_r='--control-token-file --fault-seed --faults --host --job-seconds --now --port --rate-limit --seed --state --transcriber-command --verbose --webhook --webhook-pace --webhook-secret-file' ;;
+    'sandbox trigger ') __notevox_r='--control-token-file --document --folder --note --summary' ;;
     'templates list ') __notevox_r='--managed --owner --workspace' ;;
     'voice summary ') __notevox_r='--locale' ;;
     'voice transcribe ') __notevox_r='--concurrency --locale --out --translate --workspace' ;;
     'voice transcript ') __notevox_r='--format' ;;
     'voice upload ') __notevox_r='--format --locale --no-wait --out --summary --translate --workspace' ;;
     'voice wait ') __notevox_r='--format --out --summary' ;;
+    'webhooks listen ') __notevox_r='--events --forward-to --host --port --secret-file' ;;
     'wiki mentions ') __notevox_r='--all --cursor --limit --workspace' ;;
     'wiki page ') __notevox_r='--workspace' ;;
     'wiki pages ') __notevox_r='--all --cursor --limit --search --since --type --workspace' ;;
@@ -82,6 +88,13 @@ __notevox_value() {
     'notes documents get '*'|--out') ;;
     'notes summaries get '*'|--format') __notevox_r='markdown plain text/markdown text/plain' ;;
     'notes summaries get '*'|--out') ;;
+    'sandbox live-note start '*'|--control-token-file') ;;
+    'sandbox live-note start '*'|--folder') ;;
+    'sandbox live-note start '*'|--interval') ;;
+    'sandbox live-note start '*'|--paragraphs') ;;
+    'sandbox live-note start '*'|--stops') ;;
+    'sandbox live-note start '*'|--title') ;;
+    'sandbox live-note start '*'|--workspace') ;;
     'api spec '*'|-F'|'api spec '*'|--field') ;;
     'api spec '*'|-H'|'api spec '*'|--header') ;;
     'api spec '*'|--input') ;;
@@ -113,6 +126,11 @@ __notevox_value() {
     'notes search '*'|--size') ;;
     'notes search '*'|--to') ;;
     'notes search '*'|--workspace') ;;
+    'sandbox events '*'|--control-token-file') ;;
+    'sandbox events '*'|--limit') ;;
+    'sandbox events '*'|--since') ;;
+    'sandbox events '*'|--type') ;;
+    'sandbox start '*'|--control-token-file') ;;
     'sandbox start '*'|--fault-seed') ;;
     'sandbox start '*'|--faults') ;;
     'sandbox start '*'|--host') ;;
@@ -123,6 +141,14 @@ __notevox_value() {
     'sandbox start '*'|--seed') ;;
     'sandbox start '*'|--state') ;;
     'sandbox start '*'|--transcriber-command') ;;
+    'sandbox start '*'|--webhook') ;;
+    'sandbox start '*'|--webhook-pace') ;;
+    'sandbox start '*'|--webhook-secret-file') ;;
+    'sandbox trigger '*'|--control-token-file') ;;
+    'sandbox trigger '*'|--document') ;;
+    'sandbox trigger '*'|--folder') ;;
+    'sandbox trigger '*'|--note') ;;
+    'sandbox trigger '*'|--summary') ;;
     'templates list '*'|--owner') __notevox_r='org user workspace' ;;
     'templates list '*'|--workspace') ;;
     'voice summary '*'|--locale') ;;
@@ -139,6 +165,11 @@ __notevox_value() {
     'voice upload '*'|--workspace') ;;
     'voice wait '*'|--format') ;;
     'voice wait '*'|--out') ;;
+    'webhooks listen '*'|--events') ;;
+    'webhooks listen '*'|--forward-to') ;;
+    'webhooks listen '*'|--host') ;;
+    'webhooks listen '*'|--port') ;;
+    'webhooks listen '*'|--secret-file') ;;
     'wiki mentions '*'|--cursor') ;;
     'wiki mentions '*'|--limit') ;;
     'wiki mentions '*'|--workspace') ;;
@@ -200,6 +231,7 @@ __notevox_args() {
   __notevox_r=
   case "$1" in
     'completion ') (( $2 == 0 )) && __notevox_r='bash fish zsh' ;;
+    'sandbox trigger ') (( $2 == 0 )) && __notevox_r='folder.note.added folder.note.removed note.created note.deleted note.ended note.participants.updated note.recording.completed note.user_content.updated note_document.deleted note_document.generated note_document.updated note_summary.deleted note_summary.generated note_summary.updated' ;;
   esac
 }
 

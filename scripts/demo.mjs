@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// `npm run demo`: start the sandbox on a free port, log in with a seeded key into a throw-away
-// config dir, take a short tour of the CLI, stop the sandbox, and leave nothing behind.
+// `npm run demo`: start a webhook receiver (`webhooks listen`) and the sandbox on free ports, log in with a
+// seeded key into a throw-away config dir, take a short tour of the CLI (a rename delivers one event to the
+// receiver), stop both, and leave nothing behind.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,11 +18,22 @@ delete env.NOTEVOX_API_KEY;
 delete env.NOTEVOX_BASE_URL;
 delete env.NOTEVOX_PROFILE;
 
-const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--job-seconds', '1'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+// One secret for both ends of the webhook: the sandbox sends it, the receiver checks it (never on a command line).
+const webhookSecret = `whsec_demo_${randomBytes(12).toString('hex')}`;
+const listener = spawn(process.execPath, [bin, 'webhooks', 'listen', '--port', '0', '-o', 'table'], {
+  env: { ...env, NOTEVOX_WEBHOOK_SECRET: webhookSecret },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+let heard = '';
+let listenerErr = '';
+listener.stdout.on('data', (d) => (heard += d));
+listener.stderr.on('data', (d) => (listenerErr += d));
+let sandbox;
 let failed = false;
 
 function cleanup() {
-  if (sandbox.exitCode === null) sandbox.kill('SIGTERM');
+  if (sandbox && sandbox.exitCode === null) sandbox.kill('SIGTERM');
+  if (listener.exitCode === null) listener.kill('SIGINT');
   rmSync(configDir, { recursive: true, force: true });
 }
 process.on('SIGINT', () => {
@@ -45,7 +58,20 @@ function run(title, args, input) {
   return r;
 }
 
+/** Resolves when `check()` is true, polling; false after `ms`. */
+async function until(check, ms) {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (check()) return true;
+  return false;
+}
+
 try {
+  if (!(await until(() => /receiving webhooks on (\S+?\/) /.test(listenerErr) || listener.exitCode !== null, 20_000)) || listener.exitCode !== null)
+    throw new Error(`webhooks listen did not start: ${listenerErr}`);
+  const hookUrl = /receiving webhooks on (\S+?\/) /.exec(listenerErr)[1] + 'webhooks';
+  sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--job-seconds', '1', '--webhook', hookUrl], {
+    env: { ...env, NOTEVOX_SANDBOX_WEBHOOK_SECRET: webhookSecret },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise((resolve, reject) => {
     const rl = createInterface({ input: sandbox.stdout });
     rl.once('line', (l) => resolve(l));
@@ -53,7 +79,8 @@ try {
   });
   const { baseUrl, keys } = JSON.parse(line);
   const admin = keys.find((k) => k.type === 'USER' && k.scopes.length === 0 && !k.workspaceGuid) ?? keys[0];
-  console.log(`Sandbox running at ${baseUrl} (demo data). Logging in with the seeded key ${admin.id} (${admin.label ?? admin.type}).`);
+  console.log(`Sandbox running at ${baseUrl} (demo data), delivering its events to \`notevox webhooks listen\` at ${hookUrl}.`);
+  console.log(`Logging in with the seeded key ${admin.id} (${admin.label ?? admin.type}).`);
 
   run('log in, key read from stdin', ['auth', 'login', '--with-key', '--base-url', baseUrl], admin.key + '\n');
   run('which key, from where', ['auth', 'status']);
@@ -61,7 +88,14 @@ try {
   const guid = list.stdout.split('\n').find((l) => l.trim())?.split('\t')[0]?.trim();
   if (guid) {
     run('one note', ['notes', 'get', guid]);
-    run('rename it', ['notes', 'rename', guid, 'Renamed by the notevox demo']);
+    run('rename it: the sandbox sends note.user_content.updated', ['notes', 'rename', guid, 'Renamed by the notevox demo']);
+    if (await until(() => heard.trim() !== '', 20_000)) {
+      process.stdout.write(`\n${bold('webhooks listen received:')}\n${heard}`);
+    } else {
+      failed = true;
+      process.stderr.write(`the webhook event did not arrive at webhooks listen: ${listenerErr}\n`);
+    }
+    run('the event log, with the delivery attempt', ['sandbox', 'events']);
   }
   run('JSON piped through a JMESPath query', ['notes', 'list', '--limit', '3', '--json', '--query', '[].{guid: guid, title: title}']);
   const sample = join(root, 'samples', 'hello.wav');

@@ -1,8 +1,9 @@
-// `npm run docs`: regenerate docs/commands.md (from the command tree), docs/endpoints.md and docs/openapi.json
-// (from the contract), so none restates anything by hand. A unit test fails when they are stale.
-import { writeFileSync } from 'node:fs';
+// `npm run docs`: regenerate docs/commands.md (from the command tree), docs/endpoints.md, docs/openapi.json and
+// the event types of docs/events.md (from the contract), so none restates anything by hand. A unit test fails when
+// they are stale.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderCommandsDoc, renderEndpointsDoc } from '../src/docs.js';
+import { renderCommandsDoc, renderEndpointsDoc, renderEventsDoc } from '../src/docs.js';
 import { buildProgram } from '../src/cli.js';
 import { openApiText } from '../src/contract/openapi.js';
 
@@ -10,4 +11,5 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 writeFileSync(root + 'docs/commands.md', renderCommandsDoc(buildProgram()));
 writeFileSync(root + 'docs/endpoints.md', renderEndpointsDoc());
 writeFileSync(root + 'docs/openapi.json', openApiText());
-console.error('wrote docs/commands.md, docs/endpoints.md and docs/openapi.json');
+writeFileSync(root + 'docs/events.md', renderEventsDoc(readFileSync(root + 'docs/events.md', 'utf8')));
+console.error('wrote docs/commands.md, docs/endpoints.md, docs/openapi.json and the generated section of docs/events.md');

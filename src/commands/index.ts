@@ -8,6 +8,7 @@ import { registerSandbox } from './sandbox/index.js';
 import { registerFolders } from './folders/index.js';
 import { registerTemplates } from './templates/index.js';
 import { registerVoice } from './voice/index.js';
+import { registerWebhooks } from './webhooks/index.js';
 import { registerWiki } from './wiki/index.js';
 import { registerWordMemories } from './wm/index.js';
 import { registerWorkspaces } from './workspaces/index.js';
@@ -24,6 +25,7 @@ export function registerCommands(program: Command): void {
   registerWorkspaces(program);
   registerWiki(program);
   registerApi(program);
+  registerWebhooks(program);
   registerSandbox(program);
   registerCompletion(program);
 }

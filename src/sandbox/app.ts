@@ -10,7 +10,7 @@ import { getNote, noteVisible } from './access.js';
 import { authenticate } from './auth.js';
 import type { FaultInjector } from './faults.js';
 import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
-import { ApiFailure, notFound } from './http.js';
+import { ApiFailure, CONTROL_PREFIX, notFound } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
 import { formatPath } from './seed.js';
 import { isReply, type HandlerMap, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
@@ -25,6 +25,8 @@ export interface AppOptions {
   errorLog?: (line: string) => void;
   /** Handlers by endpoint id (default: every implemented one); aliases use their target's. A contract endpoint without one answers 404001. */
   handlers?: HandlerMap;
+  /** Routes of the sandbox itself (the control API under /_sandbox/), registered before the API's. */
+  routes?: Array<(app: Hono) => void>;
 }
 
 type Env = { Bindings: { incoming?: { socket?: { destroy(): void } } }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean } };
@@ -94,7 +96,7 @@ function checkWellFormed(text: string, body: unknown): void {
   if (at) throw new ApiFailure(ERROR_CODES.MALFORMED, 'invalid body', `${formatPath(at)}: contains a lone UTF-16 surrogate (not valid Unicode); send well-formed UTF-8`);
 }
 
-async function readJsonBody(req: Request): Promise<unknown> {
+export async function readJsonBody(req: Request): Promise<unknown> {
   const declared = Number(req.headers.get('content-length') ?? '0');
   if (declared > LIMITS.jsonBodyMaxBytes) throw new ApiFailure(ERROR_CODES.TOO_LARGE, 'request body too large', `the limit is ${LIMITS.jsonBodyMaxBytes} bytes`);
   if (!req.body) return undefined;
@@ -205,10 +207,12 @@ export function createApp(opts: AppOptions): Hono<Env> {
   // injected faults; built on the first request.
   app.get('/openapi.json', () => new Response(openApiText(), { headers: { 'content-type': 'application/json; charset=utf-8' } }));
 
-  // Fault injection applies to every request of the API, the upload URL included.
+  // Fault injection applies to every request of the API, the upload URL included, but not to the sandbox's control API.
   app.use('*', async (c, next) => {
     if (!opts.faults?.active) return next();
-    const d = opts.faults.decide(new URL(c.req.url).pathname);
+    const path = new URL(c.req.url).pathname;
+    if (path.startsWith(CONTROL_PREFIX + '/')) return next();
+    const d = opts.faults.decide(path);
     if (d.latencyMs > 0) await new Promise((r) => setTimeout(r, d.latencyMs));
     if (d.degraded) c.set('degraded', true);
     const f = d.failure;
@@ -233,6 +237,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
   });
 
   for (const extra of EXTRA_ROUTES) extra(app as unknown as Hono, rt);
+  for (const routes of opts.routes ?? []) routes(app as unknown as Hono);
 
   const ordered = [...ENDPOINTS].sort((a, b) => paramCount(a) - paramCount(b));
   for (const ep of ordered) {

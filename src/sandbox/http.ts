@@ -63,3 +63,6 @@ export function offsetPage<R>(all: R[], cursor: string | undefined, size: number
   const rows = all.slice(start, start + size);
   return { rows, nextCursor: start + size < all.length ? encodeCursor({ o: start + size }) : null };
 }
+
+/** Where the sandbox's own control API lives (docs/sandbox.md); never part of the service's contract. */
+export const CONTROL_PREFIX = '/_sandbox';

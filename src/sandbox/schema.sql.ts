@@ -283,11 +283,83 @@ CREATE UNIQUE INDEX users_by_guid ON users(guid);
 ALTER TABLE api_keys ADD COLUMN issued_by_user_id INTEGER REFERENCES users(id) ON DELETE SET NULL;
 `;
 
+export const WEBHOOK_ENDPOINT_SOURCES = ['seed', 'flag', 'control'] as const;
+export const EVENT_ORIGINS = ['api', 'live', 'test'] as const;
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
+
+/** Events (decisions.md §6): webhook endpoints, the event log, deliveries with their attempts, and live notes. */
+const SCHEMA_V3 = `
+-- The secret is kept as given: the sandbox sends it as the Bearer value of every delivery (the state file is 0600).
+-- It is never answered by the control API nor written to a log.
+CREATE TABLE webhook_endpoints (
+  id TEXT PRIMARY KEY,
+  url TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  ${json('event_types', '[]')}, -- '[]' = every type
+  organization_id TEXT REFERENCES organizations(id) ON DELETE CASCADE, -- every workspace of the organization
+  ${json('workspace_guids', '[]')}, -- these workspaces; '[]' with no organization = every event of the sandbox
+  source TEXT NOT NULL ${oneOf('source', WEBHOOK_ENDPOINT_SOURCES)},
+  created_at TEXT NOT NULL
+);
+
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, -- log order
+  id TEXT NOT NULL UNIQUE, -- evt_…
+  type TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  workspace_guid TEXT,
+  organization_id TEXT,
+  resource_type TEXT NOT NULL,
+  resource_id TEXT NOT NULL,
+  ${json('envelope', '{}')}, -- the body every delivery of the event sends
+  origin TEXT NOT NULL ${oneOf('origin', EVENT_ORIGINS)}
+);
+CREATE INDEX events_by_type ON events(type, seq);
+
+CREATE TABLE webhook_deliveries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_seq INTEGER NOT NULL REFERENCES events(seq) ON DELETE CASCADE,
+  endpoint_id TEXT NOT NULL, -- no reference: the log keeps deliveries of endpoints removed since
+  endpoint_url TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pending' ${oneOf('status', DELIVERY_STATUSES)},
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT, -- sandbox clock; NULL once finished
+  created_at TEXT NOT NULL,
+  finished_at TEXT
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
+CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries(event_seq);
+
+CREATE TABLE webhook_attempts (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+  attempt INTEGER NOT NULL, -- 1-based
+  at TEXT NOT NULL,
+  status INTEGER, -- HTTP status; NULL when no answer came
+  error TEXT, -- timeout, connection refused, …
+  duration_ms INTEGER NOT NULL,
+  next_retry_at TEXT -- NULL when no retry follows
+);
+CREATE INDEX webhook_attempts_by_delivery ON webhook_attempts(delivery_id, attempt);
+
+-- A note still recording (decisions.md §6.5): paragraphs to come, in recording time.
+CREATE TABLE live_notes (
+  note_guid TEXT PRIMARY KEY REFERENCES notes(guid) ON DELETE CASCADE,
+  interval_ms INTEGER NOT NULL CHECK (interval_ms > 0),
+  ${json('pending', '[]')}, -- [{speaker, text, durationSeconds}] still to appear
+  ${json('stops', '[]')}, -- paragraph counts (of this live run) after which a recording stops
+  appended INTEGER NOT NULL DEFAULT 0, -- paragraphs appeared so far
+  offset_seconds REAL NOT NULL DEFAULT 0, -- recording time so far
+  ${bool('started', 0)}, -- note.created was emitted
+  next_at TEXT NOT NULL -- sandbox clock: when the next paragraph appears
+);
+`;
+
 /**
  * Migrations: MIGRATIONS[n] brings a store at `PRAGMA user_version = n` to n + 1.
  * Append a new entry for every change; never edit a shipped one.
  */
-export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2];
+export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** `PRAGMA application_id` of notevox sandbox state files ("NVXS"). */
 export const APPLICATION_ID = 0x4e565853;
@@ -300,6 +372,7 @@ export const BOOLEAN_COLUMNS = {
   notes: ['deleted'],
   paragraphs: ['locked'],
   voice_jobs: ['deleted'],
+  live_notes: ['started'],
 } as const;
 
 /** Columns holding JSON text, per table. */
@@ -310,11 +383,15 @@ export const JSON_COLUMNS = {
   documents: ['sections'],
   wiki_pages: ['aliases', 'links'],
   voice_jobs: ['transcript_locale_hints', 'translation_locales', 'transcript', 'translations', 'summary'],
+  webhook_endpoints: ['event_types', 'workspace_guids'],
+  events: ['envelope'],
+  live_notes: ['pending', 'stops'],
 } as const;
 
 export const TABLES = [
   'organizations', 'workspaces', 'users', 'memberships', 'api_keys', 'folders', 'folder_members', 'notes',
   'note_participants', 'note_collaborators', 'paragraphs', 'templates', 'summaries', 'documents', 'share_links',
   'word_memories', 'wiki_pages', 'wiki_mentions', 'voice_jobs', 'request_log',
+  'webhook_endpoints', 'events', 'webhook_deliveries', 'webhook_attempts', 'live_notes',
 ] as const;
 export type TableName = (typeof TABLES)[number];

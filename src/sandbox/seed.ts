@@ -2,10 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { LIMITS } from '../contract/limits.js';
 import { documentLocale, locale, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES } from '../contract/schemas.js';
+import { EVENT_TYPE_NAMES } from '../contract/events.js';
 import { isScope, SCOPE_NAMES } from '../contract/scopes.js';
 import { KEY_TYPES } from '../contract/types.js';
 import { UsageError } from '../errors.js';
 import type { Db } from './db.js';
+import { ENDPOINT_ID_PATTERN, WEBHOOK_SECRET_PATTERN, WEBHOOK_SECRET_RULE, webhookUrlProblem } from './events/endpoints.js';
+import { DEFAULT_LIVE, generatedParagraphs, liveRow, liveSpecProblem, spokenSeconds as liveSpokenSeconds, type LiveSpec } from './events/live.js';
 import { seededRandom } from './faults.js';
 import { hashSecret, newSalt, newUuid, randomAlnum, type RandomSource } from './ids.js';
 import {
@@ -150,6 +153,28 @@ const noteSchema = z.strictObject({
     })
     .optional(),
   deleted: z.boolean().default(false),
+  /** A note still recording when the sandbox starts (decisions.md §6.5); its `paragraphs` are those recorded so far. */
+  live: z
+    .strictObject({
+      paragraphIntervalSeconds: z.number().default(DEFAULT_LIVE.intervalSeconds),
+      paragraphs: z.array(z.union([text, z.strictObject({ speaker: z.string().nullish(), text, durationSeconds: z.number().positive().optional() })])).optional(),
+      count: z.number().int().positive().optional(),
+      stops: list(z.number().int()),
+    })
+    .optional(),
+});
+
+const webhookEndpointSchema = z.strictObject({
+  id: z.string().regex(ENDPOINT_ID_PATTERN, 'must be 1 to 64 letters, digits, _ or -'),
+  url: z.string().superRefine((u, ctx) => {
+    const problem = webhookUrlProblem(u);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+  secret: z.string().regex(WEBHOOK_SECRET_PATTERN, WEBHOOK_SECRET_RULE),
+  eventTypes: list(z.enum(EVENT_TYPE_NAMES as [string, ...string[]], { error: `must be one of the event types ${EVENT_TYPE_NAMES.join(', ')}` })),
+  organizationId: slug.optional(),
+  workspaceGuids: list(workspaceGuid),
+  createdAt: instant.optional(),
 });
 
 const templateSchema = z.strictObject({
@@ -217,6 +242,8 @@ export const seedSchema = z.strictObject({
   notes: list(noteSchema),
   wordMemories: list(wordMemorySchema),
   wiki: wikiSchema.prefault({}),
+  /** Webhook endpoints (decisions.md §6.4) that receive the sandbox's events. */
+  webhookEndpoints: list(webhookEndpointSchema),
 });
 
 /** A seed as written (JSON, defaults omitted). */
@@ -490,6 +517,41 @@ function checkNotes(ix: SeedIndex) {
   });
 }
 
+/** The live part of a note seed as the live engine takes it. */
+function liveSpecOf(live: NonNullable<NoteSeed['live']>): LiveSpec {
+  const paragraphs = live.paragraphs
+    ? live.paragraphs.map((p, i) => {
+        const o = typeof p === 'string' ? { text: p } : p;
+        return { speaker: o.speaker ?? `Speaker ${(i % 2) + 1}`, text: o.text, durationSeconds: o.durationSeconds ?? liveSpokenSeconds(o.text) };
+      })
+    : generatedParagraphs(live.count ?? DEFAULT_LIVE.count);
+  return { paragraphs, intervalSeconds: live.paragraphIntervalSeconds, stops: live.stops };
+}
+
+function checkLiveNotes(ix: SeedIndex) {
+  ix.seed.notes.forEach((n, i) => {
+    if (!n.live) return;
+    const at = `notes[${i}].live`;
+    ix.check(RECORDING_SOURCE_TYPES.has(n.sourceType), `notes[${i}].sourceType`, `a ${n.sourceType} note cannot be live: use one of ${[...RECORDING_SOURCE_TYPES].join(', ')}`);
+    ix.check(!n.deleted, `notes[${i}].deleted`, 'a deleted note cannot be live');
+    if (!ix.check(!(n.live.paragraphs && n.live.count !== undefined), `${at}.count`, 'give either paragraphs or count, not both')) return;
+    const problem = liveSpecProblem(liveSpecOf(n.live));
+    if (problem) ix.issue(`${at}.${problem.slice(0, problem.indexOf(':'))}`, problem.slice(problem.indexOf(':') + 2));
+  });
+}
+
+function checkWebhookEndpoints(ix: SeedIndex) {
+  const seen = new Map<string, number>();
+  ix.seed.webhookEndpoints.forEach((e, i) => {
+    const at = `webhookEndpoints[${i}]`;
+    ix.check(!seen.has(e.id), `${at}.id`, `duplicate id ${JSON.stringify(e.id)} (also at webhookEndpoints[${seen.get(e.id)}])`);
+    seen.set(e.id, i);
+    ix.ref(ix.organizations, e.organizationId, `${at}.organizationId`, 'organization');
+    e.workspaceGuids.forEach((g, j) => ix.ref(ix.workspaces, g, `${at}.workspaceGuids[${j}]`, 'workspace'));
+    ix.check(!(e.organizationId && e.workspaceGuids.length), `${at}.workspaceGuids`, 'give either organizationId (every workspace of it) or workspaceGuids, not both');
+  });
+}
+
 function checkWordMemories(ix: SeedIndex) {
   const seen = new Map<string, number>();
   const ids = new Map<number, number>();
@@ -550,7 +612,8 @@ function analyze(input: unknown, source?: string): { seed: Seed; index: SeedInde
   const parsed = seedSchema.safeParse(input);
   if (!parsed.success) throw new SeedError(parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })), source);
   const index = new SeedIndex(parsed.data);
-  for (const check of [checkWorkspacesAndUsers, checkApiKeys, checkFolders, checkTemplates, checkNotes, checkWordMemories, checkWiki]) check(index);
+  for (const check of [checkWorkspacesAndUsers, checkApiKeys, checkFolders, checkTemplates, checkNotes, checkLiveNotes, checkWordMemories, checkWiki, checkWebhookEndpoints])
+    check(index);
   if (index.issues.length) throw new SeedError(index.issues, source);
   return { seed: parsed.data, index };
 }
@@ -636,6 +699,11 @@ class Loader {
       this.insert('word_memories', { id: wordMemoryIds[i], scope_type: w.scope, scope_id: w.scopeId, entry: w.entry, sub_entry: w.subEntry, created_at: this.at(w.createdAt) }),
     );
     this.wiki();
+    for (const e of seed.webhookEndpoints)
+      this.insert('webhook_endpoints', {
+        id: e.id, url: e.url, secret: e.secret, event_types: [...new Set(e.eventTypes)], organization_id: e.organizationId ?? null,
+        workspace_guids: e.workspaceGuids, source: 'seed', created_at: this.at(e.createdAt),
+      });
     return keys;
   }
 
@@ -691,7 +759,8 @@ class Loader {
       return { ...p, content, from, to: from + length };
     });
     const duration = rec ? (rec.durationSeconds ?? Math.ceil(Math.max(0, ...timed.map((p) => p.to)))) : 0;
-    const end = start ? addSeconds(start, duration) : null;
+    // A live note is still recording: no end yet (the live engine sets it after its last paragraph).
+    const end = start && !n.live ? addSeconds(start, duration) : null;
     const updated = this.at(n.updatedAt, end ? later(end, created) : created);
     this.noteIds.set(n.guid, id);
     this.noteTimes.set(n.guid, updated);
@@ -734,6 +803,7 @@ class Loader {
       );
       this.insert('documents', { id: childIds.documents[j], note_guid: n.guid, template_id: d.templateId, locale: d.locale, sections, created_at: at, updated_at: at });
     });
+    if (n.live) this.insert('live_notes', liveRow(n.guid, liveSpecOf(n.live), duration, this.now));
     if (n.shareLink) {
       const shareId = n.shareLink.shareId ?? randomAlnum(22, this.rand);
       const salt = n.shareLink.password !== undefined ? newSalt() : null;

@@ -12,7 +12,13 @@ import { openDatabase, type Db } from './db.js';
 import { demoSeed } from './demo-seed.js';
 import { FaultInjector, parseFaultSpec } from './faults.js';
 import { RateLimiter, parseRateLimit } from './ratelimit.js';
+import { EventBus } from './events/bus.js';
+import { controlRoutes } from './events/control.js';
+import { DeliveryWorker } from './events/delivery.js';
+import { registerFlagEndpoints, webhookUrlProblem, WEBHOOK_SECRET_PATTERN, WEBHOOK_SECRET_RULE, type FlagEndpoint } from './events/endpoints.js';
+import { LiveNotes } from './events/live.js';
 import { hashSecret } from './ids.js';
+import { VERSION } from '../version.js';
 import { loadSeed, readSeedFile, type SeededKey, type SeedSummary } from './seed.js';
 import type { Clock, SandboxRuntime } from './types.js';
 
@@ -31,6 +37,14 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /** Feature options (voice pipeline pace, transcriber command, …). */
   options?: Record<string, unknown>;
+  /** `--webhook URL` (repeatable): endpoints for every event of the sandbox. */
+  webhooks?: string[];
+  /** Their secret (`--webhook-secret-file` / NOTEVOX_SANDBOX_WEBHOOK_SECRET); generated when absent. */
+  webhookSecret?: string;
+  /** `--webhook-pace F`: multiplies every retry delay and the delivery timeout (default 1). */
+  webhookPace?: number;
+  /** `--control-token-file` / NOTEVOX_SANDBOX_CONTROL_TOKEN: the control API needs it as Bearer value. */
+  controlToken?: string;
 }
 
 export interface RunningSandbox {
@@ -44,6 +58,8 @@ export interface RunningSandbox {
   keys: SeedSummary['keys'];
   /** The state came from the state file (no seed was loaded). */
   reloaded: boolean;
+  /** The `--webhook` endpoints, with the secret generated in this run (to print once). */
+  webhooks: FlagEndpoint[];
   db: Db;
   rt: SandboxRuntime;
   close(): Promise<void>;
@@ -75,9 +91,27 @@ function knownStoredKeys(db: Db): SeedSummary['keys'] {
   });
 }
 
+/** Whether a bind address reaches only this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || /^::ffff:127\./.test(h);
+}
+
+function checkEventOptions(opts: SandboxOptions): void {
+  for (const url of opts.webhooks ?? []) {
+    const problem = webhookUrlProblem(url);
+    if (problem) throw new SandboxConfigError(`--webhook "${url}" ${problem}`);
+  }
+  if (opts.webhookSecret !== undefined && !WEBHOOK_SECRET_PATTERN.test(opts.webhookSecret)) throw new SandboxConfigError(`the webhook secret ${WEBHOOK_SECRET_RULE}`);
+  if (opts.webhookPace !== undefined && !(opts.webhookPace > 0 && Number.isFinite(opts.webhookPace)))
+    throw new SandboxConfigError(`--webhook-pace "${opts.webhookPace}" must be a number above 0, e.g. 0.001 to run the retry schedule in milliseconds`);
+  if (opts.controlToken !== undefined && !WEBHOOK_SECRET_PATTERN.test(opts.controlToken)) throw new SandboxConfigError(`the control token ${WEBHOOK_SECRET_RULE.replace('Bearer value', 'Bearer value of control requests')}`);
+}
+
 /** Open the state, seed it, and build the runtime and app — without listening (tests use app.request). */
 export async function prepareSandbox(opts: SandboxOptions) {
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
+  checkEventOptions(opts);
   const clock = makeClock(opts.now);
   const rateLimit = parseRateLimit(opts.rateLimit ?? RATE_LIMIT_SPEC);
   const faults = opts.faults ? new FaultInjector(parseFaultSpec(opts.faults), opts.faultSeed ?? Date.now()) : null;
@@ -92,6 +126,11 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const uploadDir = mkdtempSync(join(tmpdir(), 'notevox-sandbox-'));
   const timers = new Set<NodeJS.Timeout>();
   let baseUrl = '';
+  // Events: the bus records them, the worker delivers them, live notes make them as they go.
+  const delivery = new DeliveryWorker({ db, clock, pace: opts.webhookPace ?? 1, log, verbose: opts.verbose, userAgent: `notevox-sandbox/${VERSION}` });
+  const bus = new EventBus(db, clock, () => delivery.wake());
+  const live = new LiveNotes(db, clock, bus.emit, log);
+  const webhooks = registerFlagEndpoints(db, clock, opts.webhooks ?? [], opts.webhookSecret);
   const rt: SandboxRuntime = {
     db,
     clock,
@@ -108,6 +147,7 @@ export async function prepareSandbox(opts: SandboxOptions) {
       timers.add(t);
     },
     options: opts.options ?? {},
+    emit: bus.emit,
   };
   const app = createApp({
     rt,
@@ -115,14 +155,19 @@ export async function prepareSandbox(opts: SandboxOptions) {
     faults,
     accessLog: opts.verbose ? (l) => log(`sandbox: ${l}`) : undefined,
     errorLog: (l) => log(`sandbox: ${l}`),
+    routes: [controlRoutes({ db, clock, bus, live, token: opts.controlToken, loopback: isLoopbackHost(opts.host ?? '127.0.0.1') })],
   });
+  live.resume();
+  delivery.wake();
   const shutdown = async () => {
+    live.stop();
+    await delivery.stop();
     for (const t of timers) clearTimeout(t);
     timers.clear();
     await db.close();
     rmSync(uploadDir, { recursive: true, force: true });
   };
-  return { app, rt, db, keys, reloaded: !empty, setBaseUrl: (u: string) => (baseUrl = u), shutdown };
+  return { app, rt, db, keys, webhooks, reloaded: !empty, delivery, setBaseUrl: (u: string) => (baseUrl = u), shutdown };
 }
 
 /** Addresses that mean "every interface". */
@@ -187,6 +232,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       server.off('error', reject);
       resolve();
     });
+  }).catch(async (e: unknown) => {
+    await prepared.shutdown().catch(() => undefined);
+    throw e;
   });
   const port = (server.address() as AddressInfo).port;
   const urlOf = (h: string) => `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
@@ -203,6 +251,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     port,
     keys: prepared.keys,
     reloaded: prepared.reloaded,
+    webhooks: prepared.webhooks,
     db: prepared.db,
     rt: prepared.rt,
     async close() {

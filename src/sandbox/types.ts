@@ -1,6 +1,7 @@
 import type { Endpoint, KeyType } from '../contract/types.js';
 import type { Db } from './db.js';
 import type { NoteRow } from './access.js';
+import type { Emit } from './events/bus.js';
 
 /** Who is calling: the authenticated key and the user behind it, if any. */
 export interface Principal {
@@ -38,6 +39,11 @@ export interface SandboxRuntime {
   schedule(fn: () => void | Promise<void>, delayMs: number): void;
   /** Options handed through from the command line for feature handlers (e.g. jobSeconds, transcriberCommand). */
   options: Record<string, unknown>;
+  /**
+   * Record an event where state changes (decisions.md §6.1): handlers call only this, after the change, inside its
+   * transaction when there is one. Delivery happens later, off the request path.
+   */
+  emit: Emit;
 }
 
 export interface HandlerContext {

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import { examplesOf } from '../../src/commands/shared.js';
+import { EVENT_SCHEMAS } from '../../src/contract/event-schemas.js';
+import { EVENT_TYPES } from '../../src/contract/events.js';
 import { openApiText } from '../../src/contract/openapi.js';
-import { renderCommandsDoc, renderEndpointsDoc } from '../../src/docs.js';
+import { exampleEnvelope, renderCommandsDoc, renderEndpointsDoc, renderEventsDoc } from '../../src/docs.js';
 
 const read = (p: string) => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
 
@@ -16,6 +18,17 @@ describe('generated docs', () => {
   });
   it('docs/openapi.json matches the contract (run npm run docs when this fails)', () => {
     expect(read('docs/openapi.json')).toBe(openApiText());
+  });
+  it('docs/events.md lists the event types of the contract (run npm run docs when this fails)', () => {
+    const doc = read('docs/events.md');
+    expect(doc).toBe(renderEventsDoc(doc));
+    for (const t of EVENT_TYPES) expect(doc).toContain(`#### ${t.type}`);
+  });
+  it('every example envelope of docs/events.md parses with its type’s contract schema', () => {
+    for (const t of EVENT_TYPES) {
+      const r = EVENT_SCHEMAS[t.type].safeParse(exampleEnvelope(t.type));
+      expect(r.success, `${t.type}: ${JSON.stringify(r.error?.issues)}`).toBe(true);
+    }
   });
   it('every leaf command has an example in its --help', () => {
     const missing: string[] = [];

@@ -29,11 +29,17 @@ export function registerNotesMore(notes: Command): void {
     listOptions(
       notes
         .command('paragraphs <guid>')
-        .description("a note's transcript paragraphs, in order")
-        .option('--plain', 'print only the transcript text, one paragraph per line'),
+        .description("a note's transcript paragraphs, in order; --follow tails a live note until its recording ends")
+        .option('--plain', 'print only the transcript text, one paragraph per line')
+        .option('--follow', 'keep printing new paragraphs as they appear (every paragraph once); exit 0 when the recording ends'),
       100,
     ).action(action(load, 'paragraphs')),
-    [`notevox notes paragraphs ${G}`, `notevox notes paragraphs ${G} --all --plain > transcript.txt`, `notevox notes paragraphs ${G} --all -o ndjson`],
+    [
+      `notevox notes paragraphs ${G}`,
+      `notevox notes paragraphs ${G} --all --plain > transcript.txt`,
+      `notevox notes paragraphs ${G} --all -o ndjson`,
+      'notevox notes paragraphs <live-note-guid> --follow            # until the recording ends',
+    ],
   );
 
   examples(notes.command('folders <guid>').description("the note's folder and the parent folders you can see, from the root down").action(action(load, 'folders')), [

@@ -87,7 +87,7 @@ export function paragraphText(p: Paragraph): string {
 // ---------------------------------------------------------------- columns
 
 const time = (iso: string) => new Date(iso).toISOString().slice(11, 19);
-const PARAGRAPH_COLUMNS: Column[] = [
+export const PARAGRAPH_COLUMNS: Column[] = [
   { key: 'id', header: 'ID', kind: 'number' },
   { key: 'timeFrom', header: 'FROM (UTC)', get: (p) => time(p.timeFrom) },
   { key: 'timeTo', header: 'TO', get: (p) => time(p.timeTo) },
@@ -231,9 +231,10 @@ export async function search(ctx: Context, keyword: string, flags: SearchFlags):
 
 // ---------------------------------------------------------------- paragraphs, folders
 
-export async function paragraphs(ctx: Context, guid: string, flags: ListFlags & { plain?: boolean }): Promise<void> {
+export async function paragraphs(ctx: Context, guid: string, flags: ListFlags & { plain?: boolean; follow?: boolean }): Promise<void> {
   const ep = endpoint('notes.paragraphs');
   const req = { params: { noteGuid: checkNoteGuid(guid) } };
+  if (flags.follow) return (await import('./follow.js')).followParagraphs(ctx, guid, flags);
   if (!flags.plain) return printPaged(ctx, ep, req, PARAGRAPH_COLUMNS, flags, 'paragraphs');
   const limit = flags.all ? undefined : parseLimit(flags.limit);
   const client = await ctx.client();

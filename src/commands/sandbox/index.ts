@@ -1,6 +1,9 @@
 import { Option, type Command } from 'commander';
 import { RATE_LIMIT_SPEC } from '../../contract/limits.js';
 import { action, examples, skipped } from '../shared.js';
+import { registerSandboxEvents } from './events-index.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerSandbox(program: Command): void {
   const sandbox = program.command('sandbox').description('a local emulator of the whole service, for trying things out and for tests');
@@ -21,15 +24,22 @@ export function registerSandbox(program: Command): void {
       .option('--now <iso>', 'start the sandbox clock at this instant')
       .option('--job-seconds <n>', 'seconds each voice-job stage takes (default 2)')
       .option('--transcriber-command <cmd>', "speech-to-text program for voice jobs, e.g. 'whisper-cli {file}'")
-      .option('--verbose', 'log one line per request to stderr (key id, never the secret)')
+      .option('--webhook <url>', 'deliver every event to this URL (repeatable); see docs/events.md', collect)
+      .option('--webhook-secret-file <file>', 'the secret of the --webhook endpoints (else env NOTEVOX_SANDBOX_WEBHOOK_SECRET, else generated and shown once)')
+      .option('--webhook-pace <f>', 'multiply webhook retry delays and the 60 s delivery timeout, e.g. 0.001 in tests (default 1)')
+      .option('--control-token-file <file>', 'token the control API (/_sandbox/) requires (else env NOTEVOX_SANDBOX_CONTROL_TOKEN); needed on a non-loopback --host')
+      .option('--verbose', 'log one line per request and webhook attempt to stderr (key id, never a secret)')
       .action(action(load, 'start')),
     [
       'notevox sandbox start',
-      'notevox sandbox start --port 0 --json            # one JSON line: baseUrl and keys',
+      'notevox sandbox start --port 0 --json            # one JSON line: baseUrl, keys and webhooks',
       'notevox sandbox start --state ./sandbox.db --rate-limit 0',
       'notevox sandbox start --faults "503=0.2,reset=0.05" --fault-seed 42',
+      'notevox sandbox start --webhook http://127.0.0.1:4242/webhooks --webhook-secret-file ./whsec.txt',
     ],
   );
+
+  registerSandboxEvents(sandbox);
 
   examples(sandbox.command('seed-example').description('print the built-in demo seed (a starting point for --seed)').action(action(load, 'seedExample')), [
     'notevox sandbox seed-example > seed.json',

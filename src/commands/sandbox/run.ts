@@ -12,6 +12,10 @@ interface StartFlags {
   now?: string;
   jobSeconds?: string;
   transcriberCommand?: string;
+  webhook?: string[];
+  webhookSecretFile?: string;
+  webhookPace?: string;
+  controlTokenFile?: string;
   verbose?: boolean;
 }
 
@@ -43,6 +47,12 @@ export async function start(ctx: Context, flags: StartFlags): Promise<number> {
   const { RateLimitError } = await import('../../sandbox/ratelimit.js');
   const jobSeconds = flags.jobSeconds !== undefined ? Number(flags.jobSeconds) : undefined;
   if (jobSeconds !== undefined && !(jobSeconds >= 0)) throw new UsageError(`--job-seconds "${flags.jobSeconds}" must be a number ≥ 0`);
+  const webhookPace = flags.webhookPace !== undefined ? Number(flags.webhookPace) : undefined;
+  if (webhookPace !== undefined && !(webhookPace > 0 && Number.isFinite(webhookPace)))
+    throw new UsageError(`--webhook-pace "${flags.webhookPace}" must be a number above 0`, 'e.g. --webhook-pace 0.001 runs the whole retry schedule in about 10 seconds');
+  const { readSecret } = await import('../secret-file.js');
+  const webhookSecret = await readSecret({ file: flags.webhookSecretFile, flag: '--webhook-secret-file', env: ctx.env, envName: 'NOTEVOX_SANDBOX_WEBHOOK_SECRET', what: 'webhook secret' });
+  const controlToken = await readSecret({ file: flags.controlTokenFile, flag: '--control-token-file', env: ctx.env, envName: 'NOTEVOX_SANDBOX_CONTROL_TOKEN', what: 'control token' });
   ctx.takeOverInterrupt();
   let sandbox;
   try {
@@ -58,6 +68,10 @@ export async function start(ctx: Context, flags: StartFlags): Promise<number> {
       verbose: flags.verbose,
       log: (line) => ctx.io.err(line + '\n'),
       options: { jobSeconds, transcriberCommand: flags.transcriberCommand },
+      webhooks: flags.webhook,
+      webhookSecret,
+      webhookPace,
+      controlToken,
     });
   } catch (e) {
     if (e instanceof SandboxConfigError || e instanceof FaultSpecError || e instanceof RateLimitError) throw new UsageError((e as Error).message);
@@ -67,8 +81,10 @@ export async function start(ctx: Context, flags: StartFlags): Promise<number> {
   }
   const keys = sandbox.keys.map((k) => ({ id: k.id, type: k.type, label: k.label ?? null, workspaceGuid: k.workspaceGuid ?? null, scopes: k.scopes, key: `${k.id}.${k.secret}` }));
   if (!isLoopbackHost(sandbox.host)) ctx.io.warn(exposedWarning(sandbox.host, sandbox.port, sandbox.baseUrl, isWildcardHost(sandbox.host)));
+  // A generated webhook secret is shown this once; one from a file, the environment or the state file never.
+  const webhooks = sandbox.webhooks.map((w) => ({ id: w.id, url: w.url, ...(w.generatedSecret !== undefined ? { secret: w.generatedSecret } : {}) }));
   if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') {
-    ctx.io.out(JSON.stringify({ baseUrl: sandbox.baseUrl, ...(sandbox.listenUrl !== sandbox.baseUrl ? { listening: sandbox.listenUrl } : {}), keys }) + '\n');
+    ctx.io.out(JSON.stringify({ baseUrl: sandbox.baseUrl, ...(sandbox.listenUrl !== sandbox.baseUrl ? { listening: sandbox.listenUrl } : {}), keys, webhooks }) + '\n');
   } else {
     ctx.io.out(`notevox sandbox listening on ${sandbox.listenUrl}${sandbox.listenUrl !== sandbox.baseUrl ? ` (base URL ${sandbox.baseUrl})` : ''}\n`);
     if (sandbox.reloaded) ctx.io.out(`State loaded from ${flags.state}; no seed applied.\n`);
@@ -77,6 +93,12 @@ export async function start(ctx: Context, flags: StartFlags): Promise<number> {
       const w = Math.max(...keys.map((k) => k.key.length));
       for (const k of keys) ctx.io.out(`  ${k.key.padEnd(w)}  ${k.type.padEnd(16)} ${k.label ?? ''}\n`);
     } else ctx.io.out('The keys of this state are those printed when it was seeded (only their hashes are stored).\n');
+    if (webhooks.length) {
+      ctx.io.out('Webhook endpoints (every event of this sandbox; docs/events.md):\n');
+      for (const w of sandbox.webhooks) ctx.io.out(`  ${w.id}  ${w.url}${w.kept ? '  (secret kept from the state file)' : ''}\n`);
+      const generated = sandbox.webhooks.find((w) => w.generatedSecret !== undefined)?.generatedSecret;
+      if (generated !== undefined) ctx.io.out(`Webhook secret (generated, shown once; give it to the receiver, e.g. NOTEVOX_WEBHOOK_SECRET): ${generated}\n`);
+    }
     ctx.io.out(`Try: NOTEVOX_BASE_URL=${sandbox.baseUrl} NOTEVOX_API_KEY=<key> notevox notes list\n`);
   }
   await new Promise<void>((resolve) => {

@@ -162,6 +162,9 @@ export const folderHandlers: HandlerMap = {
     const ids = folderSubtree(db, f.id);
     const list = ids.map(() => '?').join(',');
     db.tx(() => {
+      // The notes left folder-less leave their folder: one folder.note.removed each, while the folder still exists.
+      const notes = db.all<{ guid: string; folder_id: number }>(`SELECT guid, folder_id FROM notes WHERE folder_id IN (${list}) AND deleted = 0 ORDER BY id`, ids);
+      for (const n of notes) ctx.rt.emit('folder.note.removed', { noteGuid: n.guid, folderId: n.folder_id });
       db.run(`UPDATE notes SET folder_id = NULL WHERE folder_id IN (${list})`, ids);
       db.run(`DELETE FROM folders WHERE id IN (${list})`, ids);
     });

@@ -88,7 +88,10 @@ export const notesCoreHandlers: HandlerMap = {
     const { rt, note, body, principal } = ctx;
     if (!noteEditable(rt.db, principal, note!)) throw forbidden('you may not change this note', 'UPDATE_CONTENT permission required');
     const now = rt.clock.now().toISOString();
-    rt.db.run('UPDATE notes SET title = ?, updated_at = ? WHERE guid = ?', [body.title, now, note!.guid]);
+    rt.db.tx(() => {
+      rt.db.run('UPDATE notes SET title = ?, updated_at = ? WHERE guid = ?', [body.title, now, note!.guid]);
+      if (body.title !== note!.title) rt.emit('note.user_content.updated', { noteGuid: note!.guid });
+    });
     return noteJson(rt.db, { ...note!, title: body.title, updated_at: now });
   },
 };

@@ -36,7 +36,7 @@ interface Section {
   createdAt: string;
 }
 
-interface DocumentRow {
+export interface DocumentRow {
   id: number;
   note_guid: string;
   template_id: number;
@@ -49,7 +49,7 @@ interface DocumentRow {
   updated_at: string;
 }
 
-interface SummaryRow {
+export interface SummaryRow {
   id: number;
   note_guid: string;
   template_id: number | null;
@@ -72,7 +72,7 @@ const SHARE_ID_LENGTH = 22;
 const SHARE_PASSWORD_LENGTH = 16;
 const SNIPPET_CONTEXT = 40;
 const SNIPPETS_PER_NOTE = 3;
-const SANDBOX_MARK = '> Sandbox output: drafted by the notevox sandbox from the transcript, not by a language model.';
+export const SANDBOX_MARK = '> Sandbox output: drafted by the notevox sandbox from the transcript, not by a language model.';
 
 /** The paragraphs of a note whose text the plan shows (locked ones are stored empty: nothing to search or draft from). */
 const paragraphs = (db: Db, guid: string) =>
@@ -96,11 +96,11 @@ function paragraphJson(r: ParagraphRow) {
 const DOCUMENT_SELECT = `SELECT d.*, t.title AS template_title, t.owner_type AS template_owner_type, t.kind AS template_kind
   FROM documents d JOIN templates t ON t.id = d.template_id`;
 
-function documents(db: Db, noteGuid: string): DocumentRow[] {
+export function documents(db: Db, noteGuid: string): DocumentRow[] {
   return db.all<DocumentRow>(`${DOCUMENT_SELECT} WHERE d.note_guid = ? ORDER BY d.created_at DESC, d.id DESC`, [noteGuid]).map((r) => decodeRow('documents', r));
 }
 
-function documentListJson(d: DocumentRow) {
+export function documentListJson(d: DocumentRow) {
   return { id: d.id, noteGuid: d.note_guid, template: { id: d.template_id, title: d.template_title }, locale: d.locale, createdAt: d.created_at, updatedAt: d.updated_at };
 }
 
@@ -123,7 +123,7 @@ function shareLinkJson(r: ShareLinkRow) {
 
 const getShareLink = (db: Db, guid: string) => db.get<ShareLinkRow>('SELECT * FROM share_links WHERE note_guid = ?', [guid]);
 
-function summaries(db: Db, noteGuid: string, id?: number): SummaryRow[] {
+export function summaries(db: Db, noteGuid: string, id?: number): SummaryRow[] {
   const byId = id !== undefined ? ' AND s.id = ?' : '';
   return db.all<SummaryRow>(
     `SELECT s.*, t.title AS template_title FROM summaries s LEFT JOIN templates t ON t.id = s.template_id
@@ -133,6 +133,19 @@ function summaries(db: Db, noteGuid: string, id?: number): SummaryRow[] {
 }
 
 const templateRef = (id: number | null, title: string | null) => (id !== null ? { id, title: title ?? '' } : null);
+
+/** A summary in the asked format (text/markdown as stored, or text/plain). */
+export function summaryJson(s: SummaryRow, type = 'text/markdown') {
+  return {
+    id: s.id,
+    noteGuid: s.note_guid,
+    template: templateRef(s.template_id, s.template_title),
+    locale: s.locale,
+    content: { type, content: type === 'text/plain' ? markdownToPlain(s.content_markdown) : s.content_markdown },
+    createdAt: s.created_at,
+    updatedAt: s.updated_at,
+  };
+}
 
 /** Changing a note (share links, documents) needs the UPDATE_CONTENT permission for user keys. */
 function requireEditable(ctx: HandlerContext, what: string): NoteRow {
@@ -155,7 +168,7 @@ function draftSections(t: { sections: Array<{ title: string; instruction: string
   });
 }
 
-const firstSentence = (text: string) => (/^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text).trim();
+export const firstSentence = (text: string) => (/^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text).trim();
 
 // ---------------------------------------------------------------- deep search
 
@@ -323,9 +336,13 @@ export const notesExtraHandlers: HandlerMap = {
       throw forbidden(`template ${body.templateId} is not available for this note`, 'use a managed template, your own, one of the note\'s workspace or one of the organization');
     const at = rt.clock.now().toISOString();
     const sections = draftSections(template, paragraphs(rt.db, note.guid), at);
-    const id = rt.db.run('INSERT INTO documents (note_guid, template_id, locale, sections, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
-      note.guid, template.id, body.locale, sections, at, at,
-    ]).lastInsertRowid;
+    const id = rt.db.tx(() => {
+      const { lastInsertRowid } = rt.db.run('INSERT INTO documents (note_guid, template_id, locale, sections, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
+        note.guid, template.id, body.locale, sections, at, at,
+      ]);
+      rt.emit('note_document.generated', { documentId: lastInsertRowid });
+      return lastInsertRowid;
+    });
     const d = documents(rt.db, note.guid).find((x) => x.id === id)!;
     return { documentId: d.id, noteId: note.id, document: documentJson(d), createdAt: at };
   },
@@ -339,16 +356,7 @@ export const notesExtraHandlers: HandlerMap = {
   'notes.summaries.get': ({ rt, note, params, query }) => {
     const s = summaries(rt.db, note!.guid, params.summaryId)[0];
     if (!s) throw notFound('summary');
-    const type: string = query.format ?? 'text/markdown';
-    return {
-      id: s.id,
-      noteGuid: s.note_guid,
-      template: templateRef(s.template_id, s.template_title),
-      locale: s.locale,
-      content: { type, content: type === 'text/plain' ? markdownToPlain(s.content_markdown) : s.content_markdown },
-      createdAt: s.created_at,
-      updatedAt: s.updated_at,
-    };
+    return summaryJson(s, query.format ?? 'text/markdown');
   },
 
   'notes.search': (ctx) => deepSearch(ctx),

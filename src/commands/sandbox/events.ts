@@ -1,0 +1,221 @@
+import type { ApiClient } from '../../client/client.js';
+import { withBetterHint } from '../../client/errors.js';
+import { LIMITS } from '../../contract/limits.js';
+import { UsageError } from '../../errors.js';
+import type { Column } from '../../io/render.js';
+import { printObject } from '../list.js';
+import { resolveWorkspace } from '../resolve.js';
+import { readSecret } from '../secret-file.js';
+import type { Context } from '../types.js';
+
+/** `sandbox trigger`, `sandbox events`, `sandbox live-note start`: calls of the sandbox's control API (/_sandbox/). */
+
+const CONTROL = '/_sandbox';
+
+interface TokenFlags {
+  controlTokenFile?: string;
+}
+
+interface Attempt {
+  attempt: number;
+  at: string;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  nextRetryAt: string | null;
+}
+interface Delivery {
+  endpointId: string;
+  url: string;
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  nextAttemptAt: string | null;
+  attempts: Attempt[];
+}
+export interface LoggedEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  workspaceGuid: string | null;
+  resourceType: string;
+  resourceId: string;
+  origin: string;
+  deliveries: Delivery[];
+}
+
+/** A client for the control API of the sandbox at the resolved base URL; the control token (if any) is its Bearer value. */
+async function controlClient(ctx: Context, flags: TokenFlags): Promise<{ client: ApiClient; call: <T>(method: string, path: string, body?: unknown, query?: Record<string, string | undefined>) => Promise<T> }> {
+  const token = await readSecret({ file: flags.controlTokenFile, flag: '--control-token-file', env: ctx.env, envName: 'NOTEVOX_SANDBOX_CONTROL_TOKEN', what: 'control token' });
+  const { baseUrl } = await ctx.credentials();
+  const client = await ctx.clientFor({ baseUrl, apiKey: token });
+  const call = <T>(method: string, path: string, body?: unknown, query?: Record<string, string | undefined>) =>
+    withBetterHint(
+      async () => (await client.request<T>(method, CONTROL + path, { body, query, signal: ctx.signal })).data,
+      (e) => {
+        if (e.code === 404001) return `${baseUrl} has no sandbox control API: point --base-url (or NOTEVOX_BASE_URL) at a \`notevox sandbox start\`.`;
+        if (e.status === 401) return 'This sandbox was started with a control token: pass the same one with --control-token-file or NOTEVOX_SANDBOX_CONTROL_TOKEN.';
+        if (e.status === 403 && e.code === 403003) return 'Restart the sandbox with --control-token-file (it listens beyond loopback), and pass that token here.';
+        return undefined;
+      },
+    );
+  return { client, call };
+}
+
+const positiveInt = (flag: string, value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d*$/.test(value)) throw new UsageError(`${flag} "${value}" must be a positive whole number`);
+  return Number(value);
+};
+
+const textMode = (ctx: Context) => !ctx.output.query && ctx.output.format !== 'json' && ctx.output.format !== 'ndjson';
+
+function deliverySummary(d: Delivery): string {
+  const n = d.attempts.length;
+  const tries = `${n} attempt${n === 1 ? '' : 's'}`;
+  if (d.status === 'pending') return `${d.endpointId} pending (${tries}${d.nextAttemptAt ? `, next ${d.nextAttemptAt}` : ''})`;
+  return `${d.endpointId} ${d.status} (${tries})`;
+}
+
+const EVENT_COLUMNS: Column[] = [
+  { key: 'createdAt', header: 'TIME', kind: 'time' },
+  { key: 'id', header: 'ID' },
+  { key: 'type', header: 'TYPE' },
+  { key: 'resource', header: 'RESOURCE', get: (e) => `${(e as LoggedEvent).resourceType} ${(e as LoggedEvent).resourceId}` },
+  { key: 'deliveries', header: 'DELIVERIES', get: (e) => (e as LoggedEvent).deliveries.map(deliverySummary).join('; ') || '-' },
+];
+
+// ---------------------------------------------------------------- trigger
+
+export async function trigger(ctx: Context, type: string, flags: TokenFlags & { note?: string; document?: string; summary?: string; folder?: string }): Promise<void> {
+  if (flags.note !== undefined && !LIMITS.noteGuidPattern.test(flags.note)) throw new UsageError(`--note "${flags.note}" is not a note guid (13 letters or digits)`);
+  const body = {
+    type,
+    noteGuid: flags.note,
+    documentId: positiveInt('--document', flags.document),
+    summaryId: positiveInt('--summary', flags.summary),
+    folderId: positiveInt('--folder', flags.folder),
+  };
+  const { call } = await controlClient(ctx, flags);
+  const e = await call<LoggedEvent>('POST', '/events', body);
+  if (!textMode(ctx)) return printObject(ctx, e);
+  ctx.io.out(`${e.id}\n`);
+  const to = e.deliveries.map((d) => `${d.endpointId} (${d.url})`);
+  ctx.io.info(`Triggered ${e.type} for ${e.resourceType} ${e.resourceId}${e.workspaceGuid ? ` in ${e.workspaceGuid}` : ''}.`);
+  if (to.length) ctx.io.info(`Delivering to ${to.join(', ')}; see \`notevox sandbox events --follow\`.`);
+  else ctx.io.warn('no webhook endpoint receives it: start the sandbox with --webhook URL, or register one (docs/events.md).');
+}
+
+// ---------------------------------------------------------------- events
+
+function attemptLine(e: LoggedEvent, d: Delivery, a: Attempt): string {
+  const what = a.status !== null ? String(a.status) : (a.error ?? 'no answer');
+  const last = d.attempts[d.attempts.length - 1] === a;
+  const outcome = a.nextRetryAt ? `retry at ${a.nextRetryAt}` : last && d.status !== 'pending' ? d.status : '';
+  return `${a.at}  ${e.id}    → ${d.endpointId} ${d.url}  attempt ${a.attempt}: ${what} in ${a.durationMs}ms${outcome ? `, ${outcome}` : ''}`;
+}
+
+const eventLine = (e: LoggedEvent) => `${e.createdAt}  ${e.id}  ${e.type}  ${e.resourceType} ${e.resourceId}${e.origin === 'test' ? '  (test)' : ''}`;
+
+export async function events(ctx: Context, flags: TokenFlags & { type?: string; since?: string; limit: string; follow?: boolean }): Promise<number | void> {
+  const limit = positiveInt('--limit', flags.limit)!;
+  if (limit > 1000) throw new UsageError(`--limit "${flags.limit}" must be at most 1000`);
+  const { call } = await controlClient(ctx, flags);
+  const fetchPage = (query: Record<string, string | undefined>) => call<{ content: LoggedEvent[]; nextCursor: string | null }>('GET', '/events', undefined, { type: flags.type, ...query });
+  const first = await fetchPage(flags.since !== undefined ? { since: flags.since, limit: String(limit) } : { tail: String(limit) });
+  if (!flags.follow) {
+    if (textMode(ctx)) {
+      const { renderList } = await import('../../io/render.js');
+      if (first.content.length === 0) ctx.io.info('No events yet.');
+      else renderList(ctx.io, first.content, EVENT_COLUMNS, ctx.output);
+    } else {
+      const { renderList } = await import('../../io/render.js');
+      renderList(ctx.io, first.content, [], ctx.output);
+    }
+    if (first.nextCursor) ctx.io.info(`Showing ${first.content.length} events; more follow: --since ${first.nextCursor}`);
+    return;
+  }
+  return follow(ctx, first.content, fetchPage);
+}
+
+/** --follow: print each event once and each delivery attempt once, as they happen, until Ctrl-C. */
+async function follow(
+  ctx: Context,
+  initial: LoggedEvent[],
+  fetchPage: (query: Record<string, string | undefined>) => Promise<{ content: LoggedEvent[]; nextCursor: string | null }>,
+): Promise<number> {
+  ctx.takeOverInterrupt();
+  const json = !textMode(ctx);
+  /** Per event: attempts printed per delivery. */
+  const printed = new Map<string, number[]>();
+  /** Events with a delivery still pending: their createdAt. */
+  const open = new Map<string, string>();
+  let last: string | undefined;
+  const print = (list: LoggedEvent[]) => {
+    for (const e of list) {
+      let seen = printed.get(e.id);
+      if (!seen) {
+        seen = [];
+        printed.set(e.id, seen);
+        last = e.id;
+        const { deliveries: _deliveries, ...rest } = e;
+        ctx.io.out(json ? JSON.stringify({ kind: 'event', ...rest }) + '\n' : eventLine(e) + '\n');
+      }
+      e.deliveries.forEach((d, i) => {
+        for (const a of d.attempts.slice(seen[i] ?? 0))
+          ctx.io.out(json ? JSON.stringify({ kind: 'attempt', eventId: e.id, type: e.type, endpointId: d.endpointId, url: d.url, delivery: d.status, ...a }) + '\n' : attemptLine(e, d, a) + '\n');
+        seen[i] = d.attempts.length;
+      });
+      if (e.deliveries.some((d) => d.status === 'pending')) open.set(e.id, e.createdAt);
+      else open.delete(e.id);
+    }
+  };
+  print(initial);
+  ctx.io.info('Following the event log (Ctrl-C to stop)…');
+  const stopped = new Promise<void>((r) => ctx.signal.addEventListener('abort', () => r(), { once: true }));
+  while (!ctx.signal.aborted) {
+    await Promise.race([new Promise<void>((r) => setTimeout(r, FOLLOW_POLL_MS)), stopped]);
+    if (ctx.signal.aborted) break;
+    // From the oldest event still being delivered (its attempts keep coming), else after the newest one seen.
+    const oldestOpen = [...open.values()].sort()[0];
+    let query: Record<string, string | undefined> = { since: oldestOpen ?? last, limit: '1000' };
+    try {
+      for (;;) {
+        const page = await fetchPage(query);
+        print(page.content);
+        if (!page.nextCursor) break;
+        query = { since: page.nextCursor, limit: '1000' };
+      }
+    } catch (e) {
+      if (ctx.signal.aborted) break;
+      throw e;
+    }
+  }
+  ctx.io.info(`Stopped following: ${printed.size} event${printed.size === 1 ? '' : 's'} shown.`);
+  return 130;
+}
+
+const FOLLOW_POLL_MS = 1000;
+
+// ---------------------------------------------------------------- live notes
+
+export async function liveNoteStart(
+  ctx: Context,
+  flags: TokenFlags & { workspace: string; paragraphs?: string; interval?: string; stops?: string; title?: string; folder?: string },
+): Promise<void> {
+  const interval = flags.interval !== undefined ? Number(flags.interval) : undefined;
+  if (interval !== undefined && !(interval > 0 && Number.isFinite(interval))) throw new UsageError(`--interval "${flags.interval}" must be a number of seconds above 0, e.g. 2 or 0.05`);
+  const stops = flags.stops?.split(',').map((s) => positiveInt('--stops', s.trim())!);
+  const workspaceGuid = LIMITS.workspaceGuidPattern.test(flags.workspace) ? flags.workspace : await resolveWorkspace(ctx, flags.workspace);
+  const { call } = await controlClient(ctx, flags);
+  const note = await call<{ guid: string; title: string }>('POST', '/live-notes', {
+    workspaceGuid,
+    title: flags.title,
+    folderId: positiveInt('--folder', flags.folder),
+    count: positiveInt('--paragraphs', flags.paragraphs),
+    paragraphIntervalSeconds: interval,
+    stops,
+  });
+  if (!textMode(ctx)) return printObject(ctx, note);
+  ctx.io.out(`${note.guid}\n`);
+  ctx.io.info(`Live note "${note.title}" started; its paragraphs appear one every ${interval ?? 2}s, then note.ended.`);
+  ctx.io.info(`Follow it: notevox notes paragraphs ${note.guid} --follow`);
+}
