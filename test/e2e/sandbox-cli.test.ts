@@ -213,7 +213,7 @@ describe('notevox sandbox start', () => {
     try {
       await new Promise((r) => setTimeout(r, 200));
       expect(quiet.stderr()).not.toMatch(/warning/);
-      expect(Object.keys(JSON.parse(quiet.first))).toEqual(['baseUrl', 'keys']);
+      expect(Object.keys(JSON.parse(quiet.first))).toEqual(['baseUrl', 'keys', 'webhooks']);
     } finally {
       await quiet.stop('SIGTERM');
     }

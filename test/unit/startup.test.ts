@@ -29,11 +29,11 @@ describe('registering only the groups on the command line (a start-up shortcut)'
   });
 });
 
-describe('zod stays out of the start-up of commands that do not check an answer (dist/meta.json, written by npm run build)', () => {
+describe('zod stays out of the start-up of commands that do not check an answer (build/meta.json, written by npm run build)', () => {
   type Meta = { outputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }>; inputs: Record<string, unknown> }> };
-  const metaFile = fileURLToPath(new URL('../../dist/meta.json', import.meta.url));
+  const metaFile = fileURLToPath(new URL('../../build/meta.json', import.meta.url));
   const meta = (): Meta => {
-    if (!existsSync(metaFile)) throw new Error('dist/meta.json is missing: run `npm run build` first (npm test does)');
+    if (!existsSync(metaFile)) throw new Error('build/meta.json is missing: run `npm run build` first (npm test does)');
     return JSON.parse(readFileSync(metaFile, 'utf8')) as Meta;
   };
   /** The output file that bundles `source`. */
