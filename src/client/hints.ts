@@ -3,6 +3,7 @@
 import { ERROR_CODES } from '../contract/errors.js';
 import { LIMITS } from '../contract/limits.js';
 import { SCOPE_NAMES } from '../contract/scopes.js';
+import { formatBytes } from '../io/progress.js';
 
 export interface HintContext {
   status: number;
@@ -22,7 +23,6 @@ const NEW_KEY = 'Create a new key in the dashboard, then run `notevox auth login
 const ONLY_ID = 'Pass the whole key `{id}.{secret}` (id, dot and secret), not just the key id.';
 const legacyCutoff = LIMITS.legacyKeyCutoff.slice(0, 10);
 const uploadTtlMinutes = LIMITS.uploadUrlTtlSeconds / 60;
-const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 
 function onlyIdSent(c: HintContext): boolean {
   return Boolean(c.keyLooksLikeIdOnly) || /only (?:a |the )?key id|id only/i.test(c.detail ?? '');
@@ -79,7 +79,7 @@ const BY_STATUS: Record<number, Hint> = {
   404: 'Check the id: it may not exist, be deleted, or be outside the key\'s reach (system keys see only notes in folders shared with all members).',
   406: 'The service did not accept the Accept header: send Accept: application/json.',
   409: 'The resource is not in a state that allows this (for example a job that is not COMPLETED yet, or an upload completed twice): check its status.',
-  413: `The request is too large (JSON bodies up to ${LIMITS.jsonBodyMaxBytes / 1024 / 1024} MiB, uploads up to ${mb(LIMITS.uploadMaxBytes)}): send less at once.`,
+  413: `The request is too large (JSON bodies up to ${LIMITS.jsonBodyMaxBytes / 1024 / 1024} MiB, uploads up to ${formatBytes(LIMITS.uploadMaxBytes)}): send less at once.`,
   422: 'The request is well-formed but impossible (for example a folder moved into its own subtree, nesting too deep, or a non-empty workspace deleted).',
   429: (c) =>
     `Rate limited: wait ${c.retryAfterSeconds !== undefined ? `${c.retryAfterSeconds}s` : 'a moment'} and try again, or run fewer requests at once.`,

@@ -37,15 +37,25 @@ export interface StatusSink {
 const CLEAR_LINE = '\r\u001b[2K';
 const REDRAW_EVERY_MS = 100;
 
+/**
+ * Bytes in decimal units (1 kB = 1000 B, 1 MB = 1,000,000 B), the convention of the service's limits (500 MB is
+ * 500,000,000 bytes): one decimal, none when it is .0. Limits stated in binary units say MiB themselves.
+ */
 export function formatBytes(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
   let v = n;
   let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
+  while (Math.abs(v) >= 1000 && i < units.length - 1) {
+    v /= 1000;
     i++;
   }
-  return i === 0 ? `${n} B` : `${v.toFixed(1)} ${units[i]}`;
+  if (i === 0) return `${n} B`;
+  // 999,950 B is 1.0 MB, not 1000.0 kB.
+  if (Number(v.toFixed(1)) >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${v.toFixed(1).replace(/\.0$/, '')} ${units[i]}`;
 }
 
 export function formatDuration(seconds: number): string {

@@ -170,6 +170,9 @@ describe('voice upload', () => {
     const big = join(dir, 'big.wav');
     writeFileSync(big, readFileSync(speech).subarray(0, 64));
     truncateSync(big, LIMITS.uploadMaxBytes + 1); // sparse: costs no disk
+    const bigger = join(dir, 'bigger.wav');
+    writeFileSync(bigger, readFileSync(speech).subarray(0, 64));
+    truncateSync(bigger, 510_000_000);
     const long = join(dir, 'long.wav');
     writeLargeWav(long, (LIMITS.audioMaxSeconds + 60) * 100 * 2, 100);
     const before = requests();
@@ -178,7 +181,8 @@ describe('voice upload', () => {
       [['voice', 'upload', dir], /is a directory/],
       [['voice', 'upload', file('notes.wav', 'these are meeting notes, not audio\n')], /is not WAV, MP3 or MP4\/M4A audio \(it starts with "these are me/],
       [['voice', 'upload', file('empty.mp3', '')], /is empty/],
-      [['voice', 'upload', big], /uploads are limited to 500 MB/],
+      [['voice', 'upload', big], /big\.wav is 500 MB \(500,000,001 bytes\); uploads are limited to 500 MB \(500,000,000 bytes\)/],
+      [['voice', 'upload', bigger], /bigger\.wav is 510 MB \(510,000,000 bytes\); uploads are limited to 500 MB/],
       [['voice', 'upload', long], /is 4 h 01 min long; voice file jobs take at most 4 hours/],
       [['voice', 'upload', speech, '--locale', 'english'], /--locale "english" is not a locale/],
       [['voice', 'upload', speech, '--translate', 'ko_KR,ja_JP,de_DE,fr_FR,es_ES,it_IT'], /--translate names 6 locales/],

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LIMITS } from '../../src/contract/limits.js';
 import { CliError, EXIT, InputNeededError } from '../../src/errors.js';
 import { applyColorToEnvironment, decideCanPrompt, decideColor } from '../../src/io/iostreams.js';
 import { createMemoryIO } from '../../src/io/memory.js';
@@ -228,10 +229,15 @@ describe('IOStreams', () => {
 describe('progress', () => {
   it('formats bytes, rate, ETA and retries', () => {
     expect(formatBytes(512)).toBe('512 B');
-    expect(formatBytes(1536)).toBe('1.5 KB');
-    expect(formatBytes(5 * 1024 * 1024)).toBe('5.0 MB');
-    const line = formatProgressLine({ label: 'Uploading a.wav', unit: 'bytes', done: 1024 * 1024, total: 4 * 1024 * 1024, elapsedMs: 2000, retries: 2 });
-    expect(line).toBe('Uploading a.wav  1.0 MB/4.0 MB  512.0 KB/s  ETA 6s  (retries 2)');
+    expect(formatBytes(1500)).toBe('1.5 kB');
+    expect(formatBytes(5_000_000)).toBe('5 MB');
+    expect(formatBytes(999_960)).toBe('1 MB');
+    // Issue 13 item 2: decimal like the service's limits (500 MB is 500,000,000 bytes), not 1024-based "MB".
+    expect(formatBytes(510_000_000)).toBe('510 MB');
+    expect(formatBytes(LIMITS.uploadMaxBytes)).toBe('500 MB');
+    expect(formatBytes(2_500_000_000)).toBe('2.5 GB');
+    const line = formatProgressLine({ label: 'Uploading a.wav', unit: 'bytes', done: 1_000_000, total: 4_000_000, elapsedMs: 2000, retries: 2 });
+    expect(line).toBe('Uploading a.wav  1 MB/4 MB  500 kB/s  ETA 6s  (retries 2)');
     expect(formatProgressLine({ label: 'Rows', unit: 'rows', done: 300, elapsedMs: 10_000, retries: 0 })).toBe('Rows  300 rows  30 rows/s');
   });
 
@@ -260,10 +266,10 @@ describe('progress', () => {
     expect(formatBar(0, 0, 4)).toBe('████ 100%');
     let t = 0;
     const { s, written } = sink(true);
-    const p = createProgress(s, { unit: 'bytes', label: 'Uploading', total: 4 * 1024 * 1024 }, () => t);
+    const p = createProgress(s, { unit: 'bytes', label: 'Uploading', total: 4_000_000 }, () => t);
     t = 1000;
-    p.tick(1024 * 1024);
-    expect(written()).toContain('Uploading  █████░░░░░░░░░░░░░░░  25%  1.0 MB/4.0 MB  1.0 MB/s  ETA 3s');
+    p.tick(1_000_000);
+    expect(written()).toContain('Uploading  █████░░░░░░░░░░░░░░░  25%  1 MB/4 MB  1 MB/s  ETA 3s');
   });
 
   it('where stderr cannot redraw (CI logs), prints a plain line at most every interval, as progress is made', () => {
