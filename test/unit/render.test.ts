@@ -115,6 +115,29 @@ describe('list formats', () => {
     expect(m.stdout().split('\n')[1]).toBe('👨‍👩‍👧👨‍👩‍👧…  1');
   });
 
+  it.each(['table', 'json', 'ndjson', 'csv', 'tsv'] as const)('--fields with an unknown name is a usage error listing the valid fields (%s), before any output (issue 13 item 10)', (format) => {
+    const m = terminal(80);
+    let err: unknown;
+    try {
+      const w = createListWriter(m.io, COLUMNS, { format, fields: ['guid', 'titel'] });
+      w.write(ROWS);
+      w.end();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe('unknown field "titel" in --fields');
+    expect((err as UsageError).hint).toMatch(/^Valid fields: .*\bguid\b.*\btitle\b.*\bcreatedAt\b/);
+    expect(m.stdout()).toBe('');
+    // Known names pass: top-level keys, dotted paths into objects, paths through null, the command's own columns.
+    const ok = terminal(80);
+    renderList(ok.io, ROWS, COLUMNS, { format: 'json', fields: ['guid', 'template.title', 'template.id'] });
+    expect(JSON.parse(ok.stdout())[0]).toEqual({ guid: 'n1', template: { id: 7, title: 'One-pager' } });
+    expect(() => renderObject(terminal().io, { a: 1, b: null }, { format: 'json', fields: ['b.c'] })).not.toThrow();
+    expect(() => renderObject(terminal().io, { a: 1 }, { format: 'json', fields: ['a', 'c'] })).toThrow(/unknown field "c" in --fields/);
+    expect(() => renderList(terminal().io, [], COLUMNS, { format: 'json', fields: ['whatever'] })).not.toThrow();
+  });
+
   it('colours only when colour is on', () => {
     const plain = terminal();
     renderList(plain.io, ROWS, COLUMNS, {});
