@@ -50,7 +50,7 @@ __notevox_options() {
     'notes summaries get ') __notevox_r='--format --out' ;;
     'sandbox events ') __notevox_r='--control-token-file --follow --limit --since --type' ;;
     'sandbox live-note start ') __notevox_r='--control-token-file --folder --interval --paragraphs --stops --title --workspace' ;;
-    'sandbox start ') __notevox_r='--control-token-file --fault-seed --faults --host --job-seconds --now --port --rate-limit --seed --state --transcriber-command --verbose --webhook --webhook-pace --webhook-secret-file' ;;
+    'sandbox start ') __notevox_r='--control-token-file --fault-seed --faults --host --job-seconds --now --port --rate-limit --rate-limit-window --seed --state --transcriber-command --verbose --webhook --webhook-pace --webhook-secret-file' ;;
     'sandbox trigger ') __notevox_r='--control-token-file --document --folder --note --summary' ;;
     'templates list ') __notevox_r='--managed --owner --workspace' ;;
     'voice summary ') __notevox_r='--locale' ;;
@@ -138,6 +138,7 @@ __notevox_value() {
     'sandbox start '*'|--now') ;;
     'sandbox start '*'|--port') ;;
     'sandbox start '*'|--rate-limit') ;;
+    'sandbox start '*'|--rate-limit-window') __notevox_r='fixed sliding' ;;
     'sandbox start '*'|--seed') ;;
     'sandbox start '*'|--state') ;;
     'sandbox start '*'|--transcriber-command') ;;

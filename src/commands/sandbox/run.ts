@@ -1,3 +1,4 @@
+import type { RateLimitWindow } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../types.js';
 
@@ -7,6 +8,7 @@ interface StartFlags {
   seed?: string;
   state?: string;
   rateLimit: string;
+  rateLimitWindow: RateLimitWindow;
   faults?: string;
   faultSeed?: string;
   now?: string;
@@ -62,6 +64,7 @@ export async function start(ctx: Context, flags: StartFlags): Promise<number> {
       seedFile: flags.seed,
       stateFile: flags.state,
       rateLimit: flags.rateLimit,
+      rateLimitWindow: flags.rateLimitWindow,
       faults: flags.faults,
       faultSeed: integer('--fault-seed', flags.faultSeed, 0),
       now: flags.now,
