@@ -242,6 +242,19 @@ describe('wm pacing', () => {
     if (window !== 'sliding-announcing-minutes') expect(r.seconds).toBeLessThan(60 + 90 + 5);
   });
 
+  it('tells the progress line when it waits a second or more, and when the wait is over (issue 13 item 4)', async () => {
+    const { pacer, now } = fakePacer(1_800_000_000_000);
+    const waits: Array<number | undefined> = [];
+    pacer.onWait = (until) => waits.push(until === undefined ? undefined : until - now());
+    const reset = now() + 41_000;
+    await pacer.acquire();
+    pacer.observe(headers(600, 0, reset));
+    pacer.release();
+    await pacer.acquire(); // the budget is spent: waits for the window
+    expect(waits[0]).toBeGreaterThanOrEqual(41_000 - 1000);
+    expect(waits.at(-1)).toBeUndefined();
+  });
+
   it('chooses fewer requests in flight for a low limit', () => {
     const { pacer } = fakePacer();
     pacer.observe(headers(60, 59, Date.now() + 60_000));

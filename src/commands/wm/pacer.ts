@@ -1,5 +1,6 @@
 import { parseRateLimit } from '../../client/retry.js';
 import { LIMITS } from '../../contract/limits.js';
+import type { Progress } from '../../io/progress.js';
 
 /**
  * Client-side pacing from the `X-RateLimit-*` headers (decisions.md §1.5), so that a long import never runs into
@@ -82,6 +83,12 @@ export class Pacer {
     private readonly sleep: Sleep = defaultSleep,
   ) {}
 
+  /**
+   * Told when a wait of a second or more begins (with its end, epoch ms on our clock) and when it is over
+   * (undefined), so that the progress line can say what it waits for.
+   */
+  onWait: ((untilMs: number | undefined) => void) | undefined;
+
   /** The limit the service announced (requests per window), if any. */
   get requestsPerWindow(): number | undefined {
     return this.limit || undefined;
@@ -120,7 +127,13 @@ export class Pacer {
       const spanFull = this.budget >= 1 && this.tokens >= 1;
       const wait =
         this.budget < 1 ? this.resetAt - this.serverNow() + RESET_MARGIN_MS : this.tokens < 1 ? ((1 - this.tokens) * this.windowMs) / this.limit : spanWait;
-      await this.sleep(Math.max(5, Math.ceil(wait)), signal);
+      const ms = Math.max(5, Math.ceil(wait));
+      if (ms >= 1000) this.onWait?.(this.now() + ms);
+      try {
+        await this.sleep(ms, signal);
+      } finally {
+        if (ms >= 1000) this.onWait?.(undefined);
+      }
       if (spanFull) {
         // Tokens are not earned while the span is full: when it frees up, the pace starts from the rate.
         this.tokens = Math.min(this.tokens, 1);
@@ -196,4 +209,10 @@ export class Pacer {
       this.resetAt += (Math.floor((t - this.resetAt - RESET_MARGIN_MS) / this.windowMs) + 1) * this.windowMs;
     }
   }
+}
+
+/** The pacer's waits shown on a progress line: "waiting for the rate-limit window, resumes in 41s". */
+export function waitsShown(pacer: Pacer, progress: Pick<Progress, 'waiting'>): Pacer {
+  pacer.onWait = (until) => progress.waiting(until, 'waiting for the rate-limit window');
+  return pacer;
 }
