@@ -14,6 +14,10 @@ export interface HintContext {
   retryAfterSeconds?: number;
   /** The key that was sent has no dot, i.e. looks like a bare key id. */
   keyLooksLikeIdOnly?: boolean;
+  /** The endpoint called (endpoints.ts id): 404 and 422 hints name its resource. */
+  endpoint?: string;
+  /** The service's one-line message (e.g. "share link not found"). */
+  message?: string;
 }
 
 type Hint = string | ((c: HintContext) => string);
@@ -90,9 +94,55 @@ function serverHint(c: HintContext): string {
   return `The service failed; try again later. If it keeps failing, rerun with --debug and report it${id ? ` (request id ${id})` : ''}.`;
 }
 
+const says = (c: HintContext, re: RegExp) => re.test(`${c.message ?? ''} ${c.detail ?? ''}`);
+const SYSTEM_KEYS = ' (system keys see only notes in folders shared with all members)';
+
+/** 404 by the resource the endpoint is about; the message tells a missing sub-resource from a missing parent. */
+function notFoundHint(c: HintContext): string | undefined {
+  const ep = c.endpoint ?? '';
+  if (ep.startsWith('notes.shareLink') && says(c, /share link/i))
+    return 'The note has no share link: create one with `notevox notes share-link create NOTE`.';
+  if (ep.startsWith('voice.') && says(c, /translation/i))
+    return 'The job was not created with this translation locale: see its locales with `notevox voice translations JOB`, or create a new job with --translate LOCALE.';
+  if (ep.startsWith('voice.'))
+    return 'No such voice job here: check the id (as printed by `notevox voice upload`); it may have been deleted, or belong to a workspace this key does not reach.';
+  if (ep.startsWith('notes.documents.generate') && says(c, /template/i)) return 'No such template for this key: list the usable ones with `notevox templates list`.';
+  if (ep.startsWith('notes.documents')) return says(c, /document/i) ? 'No such document of this note: list them with `notevox notes documents list NOTE`.' : `No such note for this key: check the guid (\`notevox notes list\`)${SYSTEM_KEYS}.`;
+  if (ep.startsWith('notes.summaries')) return says(c, /summary/i) ? 'No such summary of this note: list them with `notevox notes summaries list NOTE`.' : `No such note for this key: check the guid (\`notevox notes list\`)${SYSTEM_KEYS}.`;
+  if (ep.startsWith('notes.') && says(c, /folder/i)) return 'No such folder for this key: list the folders with `notevox folders list`.';
+  if (ep.startsWith('notes.') && !says(c, /workspace/i)) return `No such note for this key: check the guid (\`notevox notes list\`); it may be deleted${SYSTEM_KEYS}.`;
+  if (ep.startsWith('wm.') && says(c, /word memor/i))
+    return 'No such word memory in this scope: list them with `notevox wm list` (with the same --scope / --workspace).';
+  if (ep.startsWith('wiki.') && says(c, /wiki page|page/i)) return 'No such wiki page: find pages with `notevox wiki search TEXT` or `notevox wiki pages`.';
+  if (ep.startsWith('folders.create') && says(c, /folder/i))
+    return 'The parent folder (--parent) does not exist or this key cannot see it: list the folders with `notevox folders list`.';
+  if (ep === 'folders.move' && says(c, /folder/i))
+    return 'The folder or its new parent does not exist or this key cannot see it: list the folders with `notevox folders list`.';
+  if (ep.startsWith('folders.') && says(c, /folder/i)) return 'No such folder for this key: list the folders with `notevox folders list`.';
+  if (ep.startsWith('templates.') && says(c, /template/i)) return 'No such template for this key: list the usable ones with `notevox templates list`.';
+  if (says(c, /bound workspace/i) || ((ep.endsWith('Me') || ep.endsWith('.me') || ep.includes('Team')) && says(c, /workspace/i)))
+    return 'This key is bound to no workspace: name one with --workspace (see `notevox workspaces list`).';
+  if (says(c, /workspace/i)) return 'No such workspace for this key: list the ones it reaches with `notevox workspaces list`.';
+  return undefined;
+}
+
+/** 422 by case: what the service found impossible, from its detail (or the endpoint when it says nothing). */
+function unprocessableHint(c: HintContext): string | undefined {
+  const ep = c.endpoint ?? '';
+  if (says(c, /member/i) || (ep.startsWith('folders.') && says(c, /userId/)))
+    return 'A --member user id is not a member of the folder\'s workspace: use the ids of its members (`notevox workspaces get WS`), or leave that member out.';
+  if (ep === 'workspaces.delete' || says(c, /not empty/i))
+    return 'The workspace still has notes or folders: move or delete them first (`notevox folders list --workspace WS`, `notevox notes list --workspace WS`).';
+  if (says(c, /nest|depth/i)) return 'Folders nest at most 5 levels below the root: choose a parent higher up.';
+  if (says(c, /itself|own sub-?folder/i)) return 'A folder cannot move into itself or one of its sub-folders: choose another parent.';
+  if (says(c, /another workspace/i)) return 'The parent folder is in another workspace: choose a parent in the same workspace, or none.';
+  return undefined;
+}
+
 /** The hint for an API error, or undefined when there is nothing useful to say. */
 export function hintFor(c: HintContext): string | undefined {
-  const hint = (typeof c.code === 'number' ? BY_CODE[c.code] : undefined) ?? BY_STATUS[c.status] ?? (c.status >= 500 ? serverHint : undefined);
+  const specific = c.status === 404 ? notFoundHint(c) : c.status === 422 ? unprocessableHint(c) : undefined;
+  const hint = (typeof c.code === 'number' ? BY_CODE[c.code] : undefined) ?? specific ?? BY_STATUS[c.status] ?? (c.status >= 500 ? serverHint : undefined);
   return typeof hint === 'function' ? hint(c) : hint;
 }
 
