@@ -1,6 +1,8 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { offering } from '../../completion/values.js';
 import { LIMITS } from '../../contract/limits.js';
 import { action, examples, skipped } from '../shared.js';
+import { OUTPUT_MODES } from './options.js';
 
 const JOB = '3f2b8c1e-4d5a-4e6f-9a7b-8c9d0e1f2a3b';
 const uploadMb = LIMITS.uploadMaxBytes / 1e6;
@@ -30,7 +32,7 @@ function outputToFormat(program: Command) {
 /** Options that shape how a finished job is shown and saved. */
 function resultOptions(cmd: Command): Command {
   return cmd
-    .option('--format <mode>', FORMAT_HELP)
+    .addOption(offering(new Option('--format <mode>', FORMAT_HELP), OUTPUT_MODES))
     .option('--out <dir>', 'also write transcript.txt/.json/.srt, translation-<locale>.txt and summary.md to this directory')
     .option('--summary', 'print the paragraph summary after the transcript (json: a "summary" field)')
     .option('--wait-timeout <duration>', WAIT_TIMEOUT_HELP);
@@ -76,7 +78,7 @@ export function registerVoice(program: Command): void {
     voice
       .command('transcript <job>')
       .description("print a completed job's transcript")
-      .option('--format <mode>', FORMAT_HELP)
+      .addOption(offering(new Option('--format <mode>', FORMAT_HELP), OUTPUT_MODES))
       .action(action(load, 'transcript')),
     [`notevox voice transcript ${JOB}`, `notevox voice transcript ${JOB} --format srt > subtitles.srt`],
   );
