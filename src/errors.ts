@@ -31,7 +31,7 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[ExitCode, string]> = [
   [EXIT.INPUT_NEEDED, 'input was needed but prompting is not allowed (pass the named flag)'],
   [EXIT.OUTPUT_FAILED, 'output could not be written: standard output closed or full (EPIPE, ENOSPC), or the disk filled up while writing a file'],
   [EXIT.WAIT_TIMEOUT, 'gave up waiting for a voice file job after --wait-timeout: the job keeps running (resume with the printed command)'],
-  [EXIT.INTERRUPTED, 'interrupted (Ctrl-C)'],
+  [EXIT.INTERRUPTED, 'interrupted (Ctrl-C), or a confirmation declined (answered no, or a typed name that does not match): nothing was changed'],
 ];
 
 /** An error meant for the user: one line of what happened, one line of what to do. */

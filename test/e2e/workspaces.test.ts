@@ -132,8 +132,9 @@ describe('workspaces and org commands', () => {
     };
     const wrong = await inTty('E2E Typo');
     expect(wrong.output).toContain('Type the workspace name "E2E Typed" to delete it');
-    expect(wrong.exitCode).toBe(2);
-    expect(wrong.output).toContain('nothing was deleted');
+    // a declined confirmation ends like every other: exit 130, nothing changed (issue 13 item 11)
+    expect(wrong.exitCode).toBe(130);
+    expect(wrong.output).toContain('cancelled, nothing was deleted');
     expect((await cli(['workspaces', 'get', w.guid])).exitCode).toBe(0);
     const right = await inTty('E2E Typed');
     expect(right.exitCode).toBe(0);

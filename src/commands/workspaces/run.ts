@@ -173,7 +173,7 @@ export async function remove(ctx: Context, workspace: string, flags: { yes?: boo
     const prompter = await ctx.prompter();
     const typed = await prompter.input({ message: `Type the workspace name "${ws.name}" to delete it`, flag: '--yes' });
     if (typed.trim() !== ws.name.trim())
-      throw new CliError(`"${typed}" does not match the workspace name; nothing was deleted`, { exitCode: EXIT.USAGE, hint: `Type "${ws.name}" exactly, or pass --yes.` });
+      throw new CliError(`"${typed}" does not match the workspace name: cancelled, nothing was deleted`, { exitCode: EXIT.INTERRUPTED, hint: `Type "${ws.name}" exactly, or pass --yes.` });
   }
   const client = await ctx.client();
   try {
