@@ -1,6 +1,14 @@
 /** Terminal text helpers: ANSI styles (only when colour is on) and display width (wide CJK characters and emoji count 2). */
 
-import stringWidth from 'string-width';
+import { createRequire } from 'node:module';
+
+/**
+ * string-width is loaded on first use, synchronously (require of an ES module, Node ≥ 20.19), so that the
+ * start-up of a command that measures nothing does not load it.
+ */
+const load = createRequire(import.meta.url);
+let measure: ((text: string) => number) | undefined;
+const stringWidth = (text: string): number => (measure ??= (load('string-width') as typeof import('string-width')).default)(text);
 
 const STYLES = {
   bold: [1, 22],

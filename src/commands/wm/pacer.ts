@@ -66,6 +66,8 @@ export class Pacer {
   private readonly answered: number[] = [];
   /** A window end has passed and nothing answered since: one request alone may see what the service refilled. */
   private probe = false;
+  /** The probe is in flight: its answer decides. */
+  private probeOutstanding = false;
   /**
    * The first answer announced a window end within a tenth of the assumed window, as a short window does (420/2s):
    * probing may learn it. Off once a probe found no fresh window (a sliding one), or the window is learned.
@@ -119,7 +121,10 @@ export class Pacer {
       const spanWait = this.spanWait();
       const probing = spanWait > 0 && this.probe && this.mayProbe && this.inFlight === 0 && !this.windowLearned;
       if (this.budget >= 1 && this.tokens >= 1 && (spanWait <= 0 || probing)) {
-        if (probing) this.probe = false;
+        if (probing) {
+          this.probe = false;
+          this.probeOutstanding = true;
+        }
         this.tokens--;
         this.budget--;
         break;
@@ -152,15 +157,21 @@ export class Pacer {
     const first = !this.limit;
     this.limit = r.limit;
     const resetAt = r.resetEpochSeconds !== undefined ? r.resetEpochSeconds * 1000 : this.resetAt || this.serverNow() + this.windowMs;
+    const wasProbe = this.probeOutstanding;
+    this.probeOutstanding = false;
     // An answer about a window that is already over: older than the latest announced, or the one we have left.
-    if (resetAt < this.announcedReset || (resetAt === this.announcedReset && this.resetAt > resetAt)) return;
+    // (A probe that still met the old window tried too early: the next request may probe again.)
+    if (resetAt < this.announcedReset || (resetAt === this.announcedReset && this.resetAt > resetAt)) {
+      if (wasProbe) this.probe = true;
+      return;
+    }
     const newWindow = resetAt > this.announcedReset;
     // Consecutive window ends of a fixed window are a window apart (or several, when none was seen in between),
     // and a new window starts nearly full; a sliding window's end creeps on while little remains: not learned.
     // Only a (nearly) full budget is a new fixed window: everything but the requests in flight is back.
     const freshWindow = r.remaining === undefined || r.remaining >= r.limit - Math.max(1, this.inFlight);
     if (first) this.mayProbe = resetAt - this.serverNow() < this.windowMs / 10;
-    else if (this.probe && newWindow && !freshWindow) this.mayProbe = false;
+    else if (wasProbe && newWindow && !freshWindow) this.mayProbe = false;
     this.probe = false;
     if (newWindow && this.announcedReset > 0 && freshWindow) {
       const span = resetAt - this.announcedReset;
@@ -183,6 +194,11 @@ export class Pacer {
   /** The request is over (answered or failed: a failed one may have been counted too). */
   release(): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
+    // A probe that got no answer (a network failure) may be tried again.
+    if (this.probeOutstanding) {
+      this.probeOutstanding = false;
+      this.probe = true;
+    }
     if (this.limit) this.answered.push(this.now());
   }
 
