@@ -15,6 +15,12 @@ export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const
  * The whole command tree (registration only: no command work is imported here), or with `wanted` only the sub-commands of the groups it accepts (main(): the groups
  * named on the command line; a command line names its group, so nothing it can reach is missing).
  */
+/** `<name>`, `[name]`, `<name...>`: how commander shows an argument. */
+function argumentTerm(arg: { name(): string; required: boolean; variadic: boolean }): string {
+  const name = arg.name() + (arg.variadic ? '...' : '');
+  return arg.required ? `<${name}>` : `[${name}]`;
+}
+
 export function buildProgram(wanted?: (group: string) => boolean): Command {
   const program = new Command('notevox')
     .description('Command-line tool for the Note and Voice File Service, with a local sandbox of the whole API')
@@ -30,12 +36,15 @@ export function buildProgram(wanted?: (group: string) => boolean): Command {
     .option('--debug', 'trace HTTP requests to stderr (env NOTEVOX_DEBUG=api); the key is never shown')
     .option('--no-color', 'disable colour (also NO_COLOR=1 or TERM=dumb)')
     .option('--no-input', 'never prompt; fail with exit code 10 when input is needed')
-    .helpCommand(false);
+    .helpCommand(false)
+    // Sub-commands listed by name and arguments, without "[options]" (as gh and cargo do; their own usage line
+    // says it): the longest term then leaves commander room to wrap the descriptions at 80 columns.
+    .configureHelp({ subcommandTerm: (cmd) => [cmd.name(), ...cmd.registeredArguments.map(argumentTerm)].join(' ') });
   program.addHelpText(
     'after',
     `
 Examples:
-  $ notevox sandbox start                 # a local emulator of the whole service
+  $ notevox sandbox start         # a local emulator of the whole service
   $ notevox auth login --base-url http://127.0.0.1:4010
   $ notevox notes list --limit 10
   $ notevox notes get <guid> --json

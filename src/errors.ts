@@ -12,6 +12,7 @@ export const EXIT = {
   JOB_FAILED: 9,
   INPUT_NEEDED: 10,
   OUTPUT_FAILED: 11,
+  WAIT_TIMEOUT: 12,
   INTERRUPTED: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -29,7 +30,8 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[ExitCode, string]> = [
   [EXIT.JOB_FAILED, 'a voice file job ended FAILED'],
   [EXIT.INPUT_NEEDED, 'input was needed but prompting is not allowed (pass the named flag)'],
   [EXIT.OUTPUT_FAILED, 'output could not be written: standard output closed or full (EPIPE, ENOSPC), or the disk filled up while writing a file'],
-  [EXIT.INTERRUPTED, 'interrupted (Ctrl-C)'],
+  [EXIT.WAIT_TIMEOUT, 'gave up waiting for a voice file job after --wait-timeout: the job keeps running (resume with the printed command)'],
+  [EXIT.INTERRUPTED, 'interrupted (Ctrl-C), or a confirmation declined (answered no, or a typed name that does not match): nothing was changed'],
 ];
 
 /** An error meant for the user: one line of what happened, one line of what to do. */

@@ -154,6 +154,8 @@ interface Prepared {
   hideQuery?: boolean;
   /** The proxy this request goes through (proxyFor). */
   proxy?: URL;
+  /** The contract's endpoint id, for hints that name its resource. */
+  endpoint?: string;
 }
 
 type Received = Omit<WireResponse, 'statusText'>;
@@ -404,7 +406,7 @@ export function createClient(opts: ClientOptions): ApiClient {
     }
     const { status } = result.res;
     if (status >= 300 && status < 400) return { error: redirectError(result.res, p.url, key), status, retryable: false, reason: `${status} redirect` };
-    const error = ApiError.fromResponse(result.res, { key, nowMs: now() });
+    const error = ApiError.fromResponse(result.res, { key, nowMs: now(), endpoint: p.endpoint });
     const ra = error.retryAfterSeconds;
     const what = status === 429 ? 'rate limited' : error.errorType;
     return {
@@ -437,7 +439,7 @@ export function createClient(opts: ClientOptions): ApiClient {
     if (ep.auth && !key) throw (opts.notLoggedIn ?? notLoggedIn)();
     const url = new URL(base + fillPath(ep, req.params) + buildQuery(req.query));
     const retryable = ep.idempotent || SAFE_METHODS.has(ep.method);
-    const res = await execute(prepare(ep.method, url, req, ep.auth, retryable));
+    const res = await execute({ ...prepare(ep.method, url, req, ep.auth, retryable), endpoint: ep.id });
     const data = parseData(res);
     if (opts.debug && data !== null) {
       // The schemas (and zod) load only here, under --debug: a command's start-up does not pay for them.

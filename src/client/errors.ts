@@ -117,7 +117,7 @@ export class ApiError extends CliError {
   }
 
   /** Build from a response: parses the body, reads Retry-After and picks the hint. */
-  static fromResponse(res: { status: number; headers: Record<string, string>; rawBody: string }, opts: { key?: string; nowMs?: number } = {}): ApiError {
+  static fromResponse(res: { status: number; headers: Record<string, string>; rawBody: string }, opts: { key?: string; nowMs?: number; endpoint?: string } = {}): ApiError {
     const body = parseErrorBody(res.status, res.rawBody);
     const retryAfterSeconds = parseRetryAfter(res.headers['retry-after'], opts.nowMs ?? Date.now());
     const hint = hintFor({
@@ -127,6 +127,8 @@ export class ApiError extends CliError {
       headers: res.headers,
       retryAfterSeconds,
       keyLooksLikeIdOnly: opts.key !== undefined && !opts.key.includes('.'),
+      endpoint: opts.endpoint,
+      message: body.apiMessage,
     });
     return new ApiError({ status: res.status, ...body, headers: res.headers, retryAfterSeconds, hint, rawBody: res.rawBody, key: opts.key });
   }

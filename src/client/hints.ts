@@ -3,6 +3,7 @@
 import { ERROR_CODES } from '../contract/errors.js';
 import { LIMITS } from '../contract/limits.js';
 import { SCOPE_NAMES } from '../contract/scopes.js';
+import { formatBytes } from '../io/progress.js';
 
 export interface HintContext {
   status: number;
@@ -13,6 +14,10 @@ export interface HintContext {
   retryAfterSeconds?: number;
   /** The key that was sent has no dot, i.e. looks like a bare key id. */
   keyLooksLikeIdOnly?: boolean;
+  /** The endpoint called (endpoints.ts id): 404 and 422 hints name its resource. */
+  endpoint?: string;
+  /** The service's one-line message (e.g. "share link not found"). */
+  message?: string;
 }
 
 type Hint = string | ((c: HintContext) => string);
@@ -22,7 +27,6 @@ const NEW_KEY = 'Create a new key in the dashboard, then run `notevox auth login
 const ONLY_ID = 'Pass the whole key `{id}.{secret}` (id, dot and secret), not just the key id.';
 const legacyCutoff = LIMITS.legacyKeyCutoff.slice(0, 10);
 const uploadTtlMinutes = LIMITS.uploadUrlTtlSeconds / 60;
-const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 
 function onlyIdSent(c: HintContext): boolean {
   return Boolean(c.keyLooksLikeIdOnly) || /only (?:a |the )?key id|id only/i.test(c.detail ?? '');
@@ -79,7 +83,7 @@ const BY_STATUS: Record<number, Hint> = {
   404: 'Check the id: it may not exist, be deleted, or be outside the key\'s reach (system keys see only notes in folders shared with all members).',
   406: 'The service did not accept the Accept header: send Accept: application/json.',
   409: 'The resource is not in a state that allows this (for example a job that is not COMPLETED yet, or an upload completed twice): check its status.',
-  413: `The request is too large (JSON bodies up to ${LIMITS.jsonBodyMaxBytes / 1024 / 1024} MiB, uploads up to ${mb(LIMITS.uploadMaxBytes)}): send less at once.`,
+  413: `The request is too large (JSON bodies up to ${LIMITS.jsonBodyMaxBytes / 1024 / 1024} MiB, uploads up to ${formatBytes(LIMITS.uploadMaxBytes)}): send less at once.`,
   422: 'The request is well-formed but impossible (for example a folder moved into its own subtree, nesting too deep, or a non-empty workspace deleted).',
   429: (c) =>
     `Rate limited: wait ${c.retryAfterSeconds !== undefined ? `${c.retryAfterSeconds}s` : 'a moment'} and try again, or run fewer requests at once.`,
@@ -90,9 +94,55 @@ function serverHint(c: HintContext): string {
   return `The service failed; try again later. If it keeps failing, rerun with --debug and report it${id ? ` (request id ${id})` : ''}.`;
 }
 
+const says = (c: HintContext, re: RegExp) => re.test(`${c.message ?? ''} ${c.detail ?? ''}`);
+const SYSTEM_KEYS = ' (system keys see only notes in folders shared with all members)';
+
+/** 404 by the resource the endpoint is about; the message tells a missing sub-resource from a missing parent. */
+function notFoundHint(c: HintContext): string | undefined {
+  const ep = c.endpoint ?? '';
+  if (ep.startsWith('notes.shareLink') && says(c, /share link/i))
+    return 'The note has no share link: create one with `notevox notes share-link create NOTE`.';
+  if (ep.startsWith('voice.') && says(c, /translation/i))
+    return 'The job was not created with this translation locale: see its locales with `notevox voice translations JOB`, or create a new job with --translate LOCALE.';
+  if (ep.startsWith('voice.'))
+    return 'No such voice job here: check the id (as printed by `notevox voice upload`); it may have been deleted, or belong to a workspace this key does not reach.';
+  if (ep.startsWith('notes.documents.generate') && says(c, /template/i)) return 'No such template for this key: list the usable ones with `notevox templates list`.';
+  if (ep.startsWith('notes.documents')) return says(c, /document/i) ? 'No such document of this note: list them with `notevox notes documents list NOTE`.' : `No such note for this key: check the guid (\`notevox notes list\`)${SYSTEM_KEYS}.`;
+  if (ep.startsWith('notes.summaries')) return says(c, /summary/i) ? 'No such summary of this note: list them with `notevox notes summaries list NOTE`.' : `No such note for this key: check the guid (\`notevox notes list\`)${SYSTEM_KEYS}.`;
+  if (ep.startsWith('notes.') && says(c, /folder/i)) return 'No such folder for this key: list the folders with `notevox folders list`.';
+  if (ep.startsWith('notes.') && !says(c, /workspace/i)) return `No such note for this key: check the guid (\`notevox notes list\`); it may be deleted${SYSTEM_KEYS}.`;
+  if (ep.startsWith('wm.') && says(c, /word memor/i))
+    return 'No such word memory in this scope: list them with `notevox wm list` (with the same --scope / --workspace).';
+  if (ep.startsWith('wiki.') && says(c, /wiki page|page/i)) return 'No such wiki page: find pages with `notevox wiki search TEXT` or `notevox wiki pages`.';
+  if (ep.startsWith('folders.create') && says(c, /folder/i))
+    return 'The parent folder (--parent) does not exist or this key cannot see it: list the folders with `notevox folders list`.';
+  if (ep === 'folders.move' && says(c, /folder/i))
+    return 'The folder or its new parent does not exist or this key cannot see it: list the folders with `notevox folders list`.';
+  if (ep.startsWith('folders.') && says(c, /folder/i)) return 'No such folder for this key: list the folders with `notevox folders list`.';
+  if (ep.startsWith('templates.') && says(c, /template/i)) return 'No such template for this key: list the usable ones with `notevox templates list`.';
+  if (says(c, /bound workspace/i) || ((ep.endsWith('Me') || ep.endsWith('.me') || ep.includes('Team')) && says(c, /workspace/i)))
+    return 'This key is bound to no workspace: name one with --workspace (see `notevox workspaces list`).';
+  if (says(c, /workspace/i)) return 'No such workspace for this key: list the ones it reaches with `notevox workspaces list`.';
+  return undefined;
+}
+
+/** 422 by case: what the service found impossible, from its detail (or the endpoint when it says nothing). */
+function unprocessableHint(c: HintContext): string | undefined {
+  const ep = c.endpoint ?? '';
+  if (says(c, /member/i) || (ep.startsWith('folders.') && says(c, /userId/)))
+    return 'A --member user id is not a member of the folder\'s workspace: use the ids of its members (`notevox workspaces get WS`), or leave that member out.';
+  if (ep === 'workspaces.delete' || says(c, /not empty/i))
+    return 'The workspace still has notes or folders: move or delete them first (`notevox folders list --workspace WS`, `notevox notes list --workspace WS`).';
+  if (says(c, /nest|depth/i)) return 'Folders nest at most 5 levels below the root: choose a parent higher up.';
+  if (says(c, /itself|own sub-?folder/i)) return 'A folder cannot move into itself or one of its sub-folders: choose another parent.';
+  if (says(c, /another workspace/i)) return 'The parent folder is in another workspace: choose a parent in the same workspace, or none.';
+  return undefined;
+}
+
 /** The hint for an API error, or undefined when there is nothing useful to say. */
 export function hintFor(c: HintContext): string | undefined {
-  const hint = (typeof c.code === 'number' ? BY_CODE[c.code] : undefined) ?? BY_STATUS[c.status] ?? (c.status >= 500 ? serverHint : undefined);
+  const specific = c.status === 404 ? notFoundHint(c) : c.status === 422 ? unprocessableHint(c) : undefined;
+  const hint = (typeof c.code === 'number' ? BY_CODE[c.code] : undefined) ?? specific ?? BY_STATUS[c.status] ?? (c.status >= 500 ? serverHint : undefined);
   return typeof hint === 'function' ? hint(c) : hint;
 }
 

@@ -29,6 +29,9 @@ export const LIMITS = {
 
 /** The rate limit in the `N/Ws` form of `notevox sandbox start --rate-limit`. */
 export const RATE_LIMIT_SPEC = `${LIMITS.rateLimit.requests}/${LIMITS.rateLimit.windowSeconds}s`;
+/** How a service may count requests against the limit (decisions.md §1.5: sliding or fixed window). */
+export const RATE_LIMIT_WINDOWS = ['fixed', 'sliding'] as const;
+export type RateLimitWindow = (typeof RATE_LIMIT_WINDOWS)[number];
 
 /** Page-size parameters per list family (decisions.md §1.1). */
 export const PAGE_SIZES = {

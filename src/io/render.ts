@@ -51,6 +51,37 @@ function chooseColumns(columns: Column[], fields: string[] | undefined, rows: un
   return [...keys].map((k) => ({ key: k, header: k }));
 }
 
+/** Where a dotted path leaves the data: the first object along it without the key (arrays and null end the check). */
+function pathKnown(item: unknown, path: string): boolean {
+  let cur = item;
+  for (const seg of path.split('.')) {
+    if (!isRecord(cur)) return true;
+    if (!(seg in cur)) return false;
+    cur = cur[seg];
+  }
+  return true;
+}
+
+/**
+ * --fields names only fields the items have (or the command's own columns): a misspelt name is a usage error listing
+ * the valid ones, as `gh --json` does, not an empty column. Without items there is nothing to check against.
+ */
+function checkFields(fields: string[] | undefined, columns: Column[], items: unknown[]): void {
+  const records = items.filter(isRecord);
+  if (!fields?.length || !records.length) return;
+  const unknown = fields.filter((f) => !columns.some((c) => c.key === f) && !records.some((r) => pathKnown(r, f)));
+  if (!unknown.length) return;
+  const valid = new Set(columns.map((c) => c.key));
+  for (const r of records) for (const k of Object.keys(r)) valid.add(k);
+  const names = unknown.map((f) => `"${f}"`).join(', ');
+  throw new UsageError(
+    `unknown field${unknown.length > 1 ? 's' : ''} ${names} in --fields`,
+    `Valid fields: ${[...valid].join(', ')} (dotted paths such as template.title reach inside objects).`,
+  );
+}
+
+const itemsOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
 function csvLines(rows: string[][]): string {
   const { stringify }: typeof import('csv-stringify/sync') = load('csv-stringify/sync');
   return rows.length ? stringify(rows) : '';
@@ -97,6 +128,7 @@ function emitObject(io: IOStreams, obj: object, cols: Column[], format: Exclude<
  * as a key/value view, a string as is and anything else as JSON.
  */
 function emitValue(io: IOStreams, value: unknown, format: OutputFormat, columns: Column[], fields: string[] | undefined): void {
+  checkFields(fields, columns, itemsOf(value));
   if (format === 'json') return io.out(pretty(project(value, fields)));
   if (format === 'ndjson') {
     const v = project(value, fields);
@@ -108,7 +140,8 @@ function emitValue(io: IOStreams, value: unknown, format: OutputFormat, columns:
 }
 
 /** --query: fields first, then the expression over the whole JSON value; the result is rendered generically. */
-function emitQueried(io: IOStreams, value: unknown, opts: OutputOptions & { query: string }): void {
+function emitQueried(io: IOStreams, value: unknown, opts: OutputOptions & { query: string }, columns: Column[] = []): void {
+  checkFields(opts.fields, columns, itemsOf(value));
   const result = runQuery(project(value, opts.fields), opts.query);
   // A bare word over a list selects nothing: say how to pick a field, and that --query is not a text search.
   if (result === null && Array.isArray(value) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.query.trim()))
@@ -121,6 +154,22 @@ function emitQueried(io: IOStreams, value: unknown, opts: OutputOptions & { quer
  * one valid array as it goes; table (widths) and --query (whole array) wait for end().
  */
 export function createListWriter(io: IOStreams, columns: Column[], opts: OutputOptions): ListWriter {
+  const w = listWriter(io, columns, opts);
+  let checked = false;
+  return {
+    write: (rows) => {
+      // Checked on the first page that has items, before anything is printed.
+      if (!checked && rows.length) {
+        checkFields(opts.fields, columns, rows);
+        checked = true;
+      }
+      w.write(rows);
+    },
+    end: () => w.end(),
+  };
+}
+
+function listWriter(io: IOStreams, columns: Column[], opts: OutputOptions): ListWriter {
   const format = resolveFormat(io, opts);
   const { fields, query } = opts;
   if (query || format === 'table') {
@@ -129,7 +178,7 @@ export function createListWriter(io: IOStreams, columns: Column[], opts: OutputO
       write: (rows) => {
         for (const r of rows) all.push(r);
       },
-      end: () => (query ? emitQueried(io, all, { ...opts, query }) : emitRows(io, all, chooseColumns(columns, fields, all), 'table')),
+      end: () => (query ? emitQueried(io, all, { ...opts, query }, columns) : emitRows(io, all, chooseColumns(columns, fields, all), 'table')),
     };
   }
   if (format === 'json') {
@@ -172,6 +221,6 @@ export function renderObject(io: IOStreams, obj: object, opts: OutputOptions, co
 
 /** Any JSON value (e.g. a raw API response): arrays as lists, objects as key/value, scalars as is. */
 export function renderValue(io: IOStreams, value: unknown, opts: OutputOptions, columns: Column[] = []): void {
-  if (opts.query) return emitQueried(io, value, { ...opts, query: opts.query });
+  if (opts.query) return emitQueried(io, value, { ...opts, query: opts.query }, columns);
   emitValue(io, value, resolveFormat(io, opts), columns, opts.fields);
 }

@@ -1,16 +1,8 @@
-import { createRequire } from 'node:module';
-import { displayWidth, paint, truncate } from './text.js';
-
-/** cli-table3 is CommonJS; loaded on first use, synchronously. */
-const load = createRequire(import.meta.url);
-type TableCtor = typeof import('cli-table3');
+import { displayWidth, pad, paint, truncate } from './text.js';
 
 const GAP = 2;
 /** Columns are never shrunk below this (or their natural width, when smaller). */
 const MIN_WIDTH = 5;
-const NO_BORDERS = Object.fromEntries(
-  ['top', 'top-mid', 'top-left', 'top-right', 'bottom', 'bottom-mid', 'bottom-left', 'bottom-right', 'left', 'left-mid', 'mid', 'mid-mid', 'right', 'right-mid', 'middle'].map((c) => [c, '']),
-);
 
 /** Widths that fit `available` columns (gaps included), taking a column at a time off the widest ones. */
 export function fitWidths(natural: number[], available: number): number[] {
@@ -43,38 +35,30 @@ export interface TableSpec {
   color: boolean;
 }
 
-/** Trailing spaces off, also when they sit inside a closing style sequence. */
-// eslint-disable-next-line no-control-regex -- matching ANSI style sequences is the point
-const trimEnd = (line: string) => line.replace(/\s+((?:\u001b\[\d+m)*)$/, '$1');
-
-/** A borderless table (columns separated by two spaces) that fits the terminal; no trailing spaces. */
+/**
+ * A borderless table (columns separated by two spaces) that fits the terminal; no trailing spaces. Cells are
+ * measured and padded by display width (text.ts), so CJK and emoji keep the columns aligned.
+ */
 export function formatTable(spec: TableSpec): string {
   const n = spec.headers?.length ?? spec.rows[0]?.length ?? 0;
   if (n === 0) return '';
   const capped = spec.rows.map((r) => r.map((c, i) => (spec.maxWidths?.[i] ? truncate(c, spec.maxWidths[i]!) : c)));
   const natural = Array.from({ length: n }, (_, i) => Math.max(displayWidth(spec.headers?.[i] ?? ''), ...capped.map((r) => displayWidth(r[i] ?? ''))));
   const widths = fitWidths(natural, spec.columns);
-  const fit = (row: string[]) => row.map((c, i) => truncate(c ?? '', widths[i]));
-
-  const Table: TableCtor = load('cli-table3');
-  const table = new Table({
-    // Headers are painted here, not through cli-table3's style (its colour library decides from process.stdout).
-    ...(spec.headers ? { head: fit(spec.headers).map((h) => paint(spec.color, 'bold', h)) } : {}),
-    chars: NO_BORDERS,
-    style: { 'padding-left': 0, 'padding-right': GAP, head: [], border: [], compact: true },
-    colAligns: Array.from({ length: n }, (_, i) => (spec.rightAlign?.[i] ? 'right' : 'left')),
-    wordWrap: false,
-  });
-  for (const row of capped) {
-    const cells = fit(row);
-    if (spec.firstColumnStyle) cells[0] = paint(spec.color, spec.firstColumnStyle, cells[0]);
-    table.push(cells);
-  }
-  return (
-    table
-      .toString()
-      .split('\n')
-      .map(trimEnd)
-      .join('\n') + '\n'
-  );
+  const gap = ' '.repeat(GAP);
+  const line = (row: string[], style?: (cell: string, i: number) => string) => {
+    const cells = widths.map((w, i) => {
+      const text = truncate(row[i] ?? '', w);
+      // Painted before padding (display width does not count style sequences), so the spaces stay plain.
+      return pad(style ? style(text, i) : text, w, spec.rightAlign?.[i] ? 'right' : 'left');
+    });
+    // Trailing spaces off, also when they sit inside a closing style sequence.
+    // eslint-disable-next-line no-control-regex -- matching ANSI style sequences is the point
+    return cells.join(gap).replace(/\s+((?:\u001b\[\d+m)*)$/, '$1');
+  };
+  const lines: string[] = [];
+  if (spec.headers) lines.push(line(spec.headers, (c) => paint(spec.color, 'bold', c)));
+  const first = spec.firstColumnStyle;
+  for (const row of capped) lines.push(line(row, first ? (c, i) => (i === 0 ? paint(spec.color, first, c) : c) : undefined));
+  return lines.join('\n') + '\n';
 }

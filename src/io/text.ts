@@ -1,4 +1,14 @@
-/** Terminal text helpers: ANSI styles (only when colour is on) and display width (wide CJK characters count 2). */
+/** Terminal text helpers: ANSI styles (only when colour is on) and display width (wide CJK characters and emoji count 2). */
+
+import { createRequire } from 'node:module';
+
+/**
+ * string-width is loaded on first use, synchronously (require of an ES module, Node ≥ 20.19), so that the
+ * start-up of a command that measures nothing does not load it.
+ */
+const load = createRequire(import.meta.url);
+let measure: ((text: string) => number) | undefined;
+const stringWidth = (text: string): number => (measure ??= (load('string-width') as typeof import('string-width')).default)(text);
 
 const STYLES = {
   bold: [1, 22],
@@ -16,39 +26,38 @@ export function paint(enabled: boolean, style: Style, text: string): string {
   return `\u001b[${open}m${text}\u001b[${close}m`;
 }
 
-/** East Asian wide and fullwidth ranges (Hangul, CJK, kana, fullwidth forms, emoji). */
-const WIDE: Array<[number, number]> = [
-  [0x1100, 0x115f], [0x2e80, 0x303e], [0x3041, 0x33ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xa000, 0xa4cf],
-  [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfe30, 0xfe4f], [0xff00, 0xff60], [0xffe0, 0xffe6],
-  [0x1f300, 0x1f64f], [0x1f900, 0x1f9ff], [0x20000, 0x3fffd],
-];
-const ZERO_WIDTH: Array<[number, number]> = [[0, 0x1f], [0x7f, 0x9f], [0x200b, 0x200f], [0xfe00, 0xfe0f]];
-const MARK = /^[\p{Mn}\p{Me}]$/u;
-const inRanges = (cp: number, ranges: Array<[number, number]>) => ranges.some(([lo, hi]) => cp >= lo && cp <= hi);
-
-function charWidth(ch: string): number {
-  const cp = ch.codePointAt(0)!;
-  if (inRanges(cp, ZERO_WIDTH) || MARK.test(ch)) return 0;
-  return inRanges(cp, WIDE) ? 2 : 1;
-}
-
+/**
+ * Columns a string takes on a terminal: string-width (East Asian Width from Unicode's tables via
+ * get-east-asian-width, emoji and emoji sequences 2, combining marks and ANSI styles 0), one grapheme at a time.
+ */
 export function displayWidth(text: string): number {
-  let w = 0;
-  for (const ch of text) w += charWidth(ch);
-  return w;
+  return stringWidth(text);
 }
 
-/** Cut `text` to at most `width` columns, ending with '…' when something was cut. */
+let segmenter: Intl.Segmenter | undefined;
+/** User-perceived characters: a flag, a family emoji or a letter with its accents is one. */
+function graphemes(text: string): Iterable<string> {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return Array.from(segmenter.segment(text), (s) => s.segment);
+}
+
+/** Cut `text` to at most `width` columns, ending with '…' when something was cut (never inside a character). */
 export function truncate(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   if (width <= 0) return '';
   let out = '';
   let w = 0;
-  for (const ch of text) {
-    const cw = charWidth(ch);
+  for (const ch of graphemes(text)) {
+    const cw = stringWidth(ch);
     if (w + cw > width - 1) break;
     out += ch;
     w += cw;
   }
   return out + '…';
+}
+
+/** `text` followed by spaces up to `width` columns (right-aligned: spaces first). */
+export function pad(text: string, width: number, align: 'left' | 'right' = 'left'): string {
+  const fill = ' '.repeat(Math.max(0, width - displayWidth(text)));
+  return align === 'right' ? fill + text : text + fill;
 }

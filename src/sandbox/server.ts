@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { ERROR_CODES, errorEnvelope } from '../contract/errors.js';
-import { RATE_LIMIT_SPEC } from '../contract/limits.js';
+import { RATE_LIMIT_SPEC, type RateLimitWindow } from '../contract/limits.js';
 import { parseIsoInstant } from '../dates.js';
 import { createApp } from './app.js';
 import { openDatabase, type Db } from './db.js';
@@ -29,6 +29,8 @@ export interface SandboxOptions {
   stateFile?: string;
   /** `N/60s`, or `0` for off. Default: the service's limit (RATE_LIMIT_SPEC). */
   rateLimit?: string;
+  /** How requests are counted against the rate limit: `fixed` (default) or `sliding` windows. */
+  rateLimitWindow?: RateLimitWindow;
   faults?: string;
   faultSeed?: number;
   /** Start the sandbox clock at this instant (it then advances with real time). */
@@ -113,7 +115,7 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
   checkEventOptions(opts);
   const clock = makeClock(opts.now);
-  const rateLimit = parseRateLimit(opts.rateLimit ?? RATE_LIMIT_SPEC);
+  const rateLimit = parseRateLimit(opts.rateLimit ?? RATE_LIMIT_SPEC, opts.rateLimitWindow);
   const faults = opts.faults ? new FaultInjector(parseFaultSpec(opts.faults), opts.faultSeed ?? Date.now()) : null;
   const db = await openDatabase({ stateFile: opts.stateFile, onError: (e) => log(`sandbox: could not write state: ${e.message}`) });
   let keys: SeedSummary['keys'];

@@ -94,6 +94,41 @@ describe('auth', () => {
     }
   });
 
+  it('first login on a terminal with no base URL: asks for it first, checks it answers, then the key; a new profile says it became current (issue 13 item 6)', async () => {
+    const cfg = tempConfigDir();
+    try {
+      // An address nothing listens on: refused before the key is asked for.
+      const down = await runInPty(
+        ['auth', 'login'],
+        [
+          [/Which service do you log in to\?/, '\x1b[A\r'],
+          [/Base URL/, 'http://127.0.0.1:9\r'],
+        ],
+        { NOTEVOX_CONFIG_DIR: cfg.dir, NOTEVOX_BASE_URL: undefined, NOTEVOX_API_KEY: undefined },
+      );
+      expect(down.exitCode, down.screen).toBe(8);
+      expect(down.screen).not.toContain('Paste your API key');
+      expect(down.screen).toContain('Is `notevox sandbox start` running?');
+      const first = await runInPty(
+        ['auth', 'login'],
+        [
+          [/Which service do you log in to\?/, '\x1b[A\r'],
+          [/Base URL/, `${sb.baseUrl}\r`],
+          [/Paste your API key/, ADMIN + '\r'],
+        ],
+        { NOTEVOX_CONFIG_DIR: cfg.dir, NOTEVOX_BASE_URL: undefined, NOTEVOX_API_KEY: undefined },
+      );
+      expect(first.exitCode, first.screen).toBe(0);
+      expect(first.screen).toContain(`Logged in to ${sb.baseUrl}`);
+      // A second profile: it becomes current, and says how to go back
+      const second = await runInPty(['auth', 'login', '--profile', 'second', '--base-url', sb.baseUrl], [[/Paste your API key/, ADMIN + '\r']], { NOTEVOX_CONFIG_DIR: cfg.dir });
+      expect(second.exitCode, second.screen).toBe(0);
+      expect(second.screen.replace(/\s+/g, ' ')).toContain('Profile "second" is now the current profile (it was "default": `notevox auth switch default` goes back).');
+    } finally {
+      cfg.cleanup();
+    }
+  }, 60_000);
+
   it('lists the assignable scopes without a key', async () => {
     const r = await runCli(['scopes', '-o', 'json'], { baseUrl: sb.baseUrl });
     expect(r.exitCode, r.stderr).toBe(0);

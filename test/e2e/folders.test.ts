@@ -191,6 +191,24 @@ describe('folders create: the title and LIMITED members', () => {
   });
 });
 
+describe('folders create: a refusal after the prompts (issue 13 item 11)', () => {
+  it('keeps the answers: prints the equivalent command with every answer as a flag', async () => {
+    const r = await runInPty(
+      ['folders', 'create', '--workspace', 'Product Team', '--color', '#123456'],
+      [
+        [/Title \(1–50 characters\)/, "Team's offsite\r"],
+        [/Description/, 'Two days, one plan\r'],
+        [/Sharing[\s\S]*PRIVATE/, '\x1b[B\x1b[B\r'],
+        [/Members \(USER_ID:VIEWER/, '987654:EDITOR\r'],
+      ],
+    );
+    expect(r.exitCode, r.screen).toBe(6); // 422: that user is not a member of the workspace
+    const screen = r.screen.replace(/\r/g, '');
+    expect(screen).toContain('Your answers, as one command to change and run again:');
+    expect(screen).toContain(`notevox folders create 'Team'\\''s offsite' --description 'Two days, one plan' --color '#123456' --sharing LIMITED --member 987654:EDITOR --workspace 'Product Team'`);
+  });
+});
+
 describe('folders update', () => {
   it('changes fields (table and JSON)', async () => {
     const f = await createFolder('To update');
@@ -254,9 +272,9 @@ describe('folders delete', () => {
 
   it('on a terminal asks to type the exact title; a wrong title deletes nothing', async () => {
     const wrong = await runInPty(['folders', 'delete', String(F.designReviews)], [[/Type the folder title "Design Reviews"/, 'Design\r']]);
-    expect(wrong.exitCode, wrong.screen).toBe(2);
+    expect(wrong.exitCode, wrong.screen).toBe(130); // a declined confirmation, as in every command
     expect(wrong.screen).toMatch(/1 sub-folder and 1 note affected \(notes become folder-less\)/);
-    expect(wrong.screen).toMatch(/does not match; nothing was deleted/);
+    expect(wrong.screen).toMatch(/does not match: cancelled, nothing was deleted/);
     expect(folderRow(F.designReviews)).toBeDefined();
 
     const right = await runInPty(['folders', 'delete', String(F.designReviews)], [[/Type the folder title "Design Reviews"/, 'Design Reviews\r']]);

@@ -159,6 +159,9 @@ describe('notes sub-resource commands', () => {
       const del = await ok(['notes', 'share-link', 'delete', N.designCritique]);
       expect(del.stderr).toMatch(/Deleted the share link/);
       expect((await cli(['notes', 'share-link', 'get', N.designCritique])).exitCode).toBe(5);
+      // --json: the result as an object, as every write command prints it (issue 13 item 7)
+      await ok(['notes', 'share-link', 'create', N.designCritique]);
+      expect(await json(['notes', 'share-link', 'delete', N.designCritique])).toEqual({ noteGuid: N.designCritique, deleted: true });
       const fresh = await ok(['notes', 'share-link', 'create', N.designCritique, '--json']);
       expect(JSON.parse(fresh.stdout)).toMatchObject({ hasPassword: false });
       expect(fresh.stderr).not.toMatch(/kept it/);

@@ -94,6 +94,30 @@ describe('--out files when the service fails part-way (issue 13 item 1: EBADF)',
       await flaky.close();
     }
   });
+
+  it('wm export --out against --faults "503=0.3,reset=0.1": every run ends with 0 or the service\'s exit code 8, never EBADF', async () => {
+    // Four pages of the organization's word memories, so that most runs meet a fault part-way.
+    const faulty = await startTestSandbox({ faults: '503=0.3,reset=0.1', faultSeed: 13 });
+    const out = join(dir, 'export-faults');
+    mkdirSync(out);
+    try {
+      const org = faulty.db.get<{ id: string }>('SELECT id FROM organizations LIMIT 1')!.id;
+      for (let i = 0; i < 3500; i++) {
+        faulty.db.run("INSERT INTO word_memories (scope_type, scope_id, entry, sub_entry, created_at) VALUES ('organization', ?, ?, NULL, '2026-01-01T00:00:00Z')", [org, `Fault${i}`]);
+      }
+      const codes: number[] = [];
+      for (let run = 0; run < 6; run++) {
+        const r = await runCli(['wm', 'export', '--scope', 'org', '--out', join(out, 'terms.csv'), '--max-retries', '1'], { baseUrl: faulty.baseUrl, key: ADMIN, configDir: config.dir });
+        codes.push(r.exitCode);
+        expect([0, 8], r.stderr).toContain(r.exitCode);
+        expect(r.stderr, r.stderr).not.toMatch(/EBADF|a bug/);
+        expect(readdirSync(out).filter((f) => f !== 'terms.csv')).toEqual([]);
+      }
+      expect(codes, 'the faults should make some runs fail').toContain(8);
+    } finally {
+      await faulty.close();
+    }
+  });
 });
 
 const tiny = tinyFsSupport();

@@ -152,6 +152,26 @@ describe('notevox sandbox start', () => {
     }
   });
 
+  it('its banner shows the rate limit and faults in force, and a Try: line with auth login --base-url (issue 13 item 6)', async () => {
+    const sb = await start(['--port', '0', '--rate-limit', '100/10s', '--rate-limit-window', 'sliding', '--faults', '503=0.1', '--fault-seed', '7']);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const out = sb.stdout();
+      const base = /listening on (\S+)/.exec(out)![1];
+      expect(out).toContain('Rate limit: 100 requests per 10 s per key (sliding window; --rate-limit 0 turns it off). Faults: 503=0.1 (seed 7).');
+      expect(out).toContain(`Try: notevox auth login --base-url ${base} --profile sandbox`);
+    } finally {
+      expect(await sb.stop('SIGTERM')).toBe(0);
+    }
+    const off = await start(['--port', '0', '--rate-limit', '0']);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(off.stdout()).toContain('Rate limit: off. Faults: none.');
+    } finally {
+      expect(await off.stop('SIGTERM')).toBe(0);
+    }
+  });
+
   it('loads what seed-example prints through --seed', async () => {
     const ex = await runCli(['sandbox', 'seed-example']);
     expect(ex.exitCode).toBe(0);

@@ -115,7 +115,7 @@ describe('voice upload', () => {
     expect(r.stderr).toContain(`notevox voice wait ${id}`);
     expect(['UPLOADED', 'PROCESSING', 'COMPLETED']).toContain(jobRow(id)?.status);
     const out = join(dir, 'results');
-    const w = await cli(['voice', 'wait', id, '--out', out, '--format', 'srt', '--timeout', '1m']);
+    const w = await cli(['voice', 'wait', id, '--out', out, '--format', 'srt', '--wait-timeout', '1m']);
     expect(w.exitCode, w.stderr).toBe(0);
     expect(w.stdout).toContain(' --> ');
     for (const f of ['transcript.txt', 'transcript.json', 'transcript.srt', 'translation-de_DE.txt', 'summary.md']) expect(existsSync(join(out, f)), f).toBe(true);
@@ -170,6 +170,9 @@ describe('voice upload', () => {
     const big = join(dir, 'big.wav');
     writeFileSync(big, readFileSync(speech).subarray(0, 64));
     truncateSync(big, LIMITS.uploadMaxBytes + 1); // sparse: costs no disk
+    const bigger = join(dir, 'bigger.wav');
+    writeFileSync(bigger, readFileSync(speech).subarray(0, 64));
+    truncateSync(bigger, 510_000_000);
     const long = join(dir, 'long.wav');
     writeLargeWav(long, (LIMITS.audioMaxSeconds + 60) * 100 * 2, 100);
     const before = requests();
@@ -178,12 +181,14 @@ describe('voice upload', () => {
       [['voice', 'upload', dir], /is a directory/],
       [['voice', 'upload', file('notes.wav', 'these are meeting notes, not audio\n')], /is not WAV, MP3 or MP4\/M4A audio \(it starts with "these are me/],
       [['voice', 'upload', file('empty.mp3', '')], /is empty/],
-      [['voice', 'upload', big], /uploads are limited to 500 MB/],
+      [['voice', 'upload', big], /big\.wav is 500 MB \(500,000,001 bytes\); uploads are limited to 500 MB \(500,000,000 bytes\)/],
+      [['voice', 'upload', bigger], /bigger\.wav is 510 MB \(510,000,000 bytes\); uploads are limited to 500 MB/],
       [['voice', 'upload', long], /is 4 h 01 min long; voice file jobs take at most 4 hours/],
       [['voice', 'upload', speech, '--locale', 'english'], /--locale "english" is not a locale/],
       [['voice', 'upload', speech, '--translate', 'ko_KR,ja_JP,de_DE,fr_FR,es_ES,it_IT'], /--translate names 6 locales/],
       [['voice', 'upload', speech, '--format', 'vtt'], /--format "vtt" is not one of text, json, srt/],
-      [['voice', 'upload', speech, '--timeout', 'soon'], /--timeout "soon" is not a duration/],
+      [['voice', 'upload', speech, '--wait-timeout', 'soon'], /--wait-timeout "soon" is not a duration/],
+      [['voice', 'upload', speech, '--timeout', '30m'], /--timeout "30m" is the per-request timeout in seconds\nhint: To wait longer for the job, use --wait-timeout 30m\./],
       [['voice', 'wait', 'not-a-job'], /"not-a-job" is not a voice job id/],
     ];
     for (const [args, message] of cases) {
@@ -311,12 +316,13 @@ describe('voice upload against a faulty or slow sandbox', () => {
   });
 });
 
-describe('a job that takes longer than --timeout', () => {
-  it('exits 8, leaves the job running and says how to resume', async () => {
+describe('a job that takes longer than --wait-timeout (issue 13 item 8)', () => {
+  it('exits 12 (not 8, "unavailable"), leaves the job running and says how to resume; -o json tells it apart too', async () => {
     const slow = await startTestSandbox({ options: { jobSeconds: 30 } });
     try {
-      const r = await cli(['voice', 'upload', speech, '--timeout', '2s', '--summary'], DEMO_KEYS.workspaceKey.token, slow.baseUrl);
-      expect(r.exitCode, r.stderr).toBe(8);
+      const r = await cli(['voice', 'upload', speech, '--wait-timeout', '2s', '--summary', '--timeout', '5'], DEMO_KEYS.workspaceKey.token, slow.baseUrl);
+      expect(r.exitCode, r.stderr).toBe(12);
+      expect(r.stderr).toContain('(raise --wait-timeout to wait longer)');
       const id = /Created voice job ([0-9a-f-]{36})/.exec(r.stderr)![1];
       expect(r.stderr).toContain(`gave up waiting after 2s: job ${id} is still UPLOADED`);
       expect(r.stderr).toContain(`resume with \`notevox voice wait ${id} --summary\``);
@@ -324,6 +330,12 @@ describe('a job that takes longer than --timeout', () => {
       // the last look is at the deadline, not one poll interval before it
       const polls = slow.db.all<{ at: string }>("SELECT at FROM request_log WHERE method = 'GET' AND path = ?", [`/v1/external/voice-file/jobs/${id}`]);
       expect(Date.parse(polls[polls.length - 1].at) - Date.parse(polls[0].at)).toBeGreaterThanOrEqual(1900);
+      // -o json: the error object says 12 as well
+      const w = await cli(['voice', 'wait', id, '--wait-timeout', '1s', '-o', 'json'], DEMO_KEYS.workspaceKey.token, slow.baseUrl);
+      expect(w.exitCode, w.stderr).toBe(12);
+      const err = JSON.parse(w.stderr.trim().split('\n').at(-1)!).error;
+      expect(err).toMatchObject({ exitCode: 12, errorType: null });
+      expect(err.message).toContain(`gave up waiting after 1s: job ${id} is still`);
     } finally {
       await slow.close();
     }

@@ -75,6 +75,14 @@ describe('wm: single word memories', () => {
     const again = await wm(['add', 'E2E-Term']);
     expect(again.exitCode).toBe(0);
     expect(again.stderr).toMatch(/already in the user word memories/);
+    // Issue 13 item 7: a script gets the existing item (exit 0), and a warning when --sub differs from it
+    const existing = await wm(['add', 'E2E-Term', '--sub', 'other', '--json']);
+    expect(existing.exitCode).toBe(0);
+    expect(json(existing)).toEqual(item);
+    expect(existing.stderr).toContain(`its subEntry is "e2e", not "other": change it with \`notevox wm update ${item.id} --sub other\``);
+    const same = await wm(['add', 'E2E-Term', '--sub', 'e2e', '--json']);
+    expect(json(same)).toEqual(item);
+    expect(same.stderr).not.toMatch(/subEntry is/);
 
     const list = await wm(['list', '--all', '-o', 'json']);
     expect(json(list).map((w: any) => w.entry)).toEqual(['Whitfield', 'HFL', 'Lighthouse', 'E2E-Term']);

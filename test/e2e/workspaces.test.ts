@@ -132,13 +132,27 @@ describe('workspaces and org commands', () => {
     };
     const wrong = await inTty('E2E Typo');
     expect(wrong.output).toContain('Type the workspace name "E2E Typed" to delete it');
-    expect(wrong.exitCode).toBe(2);
-    expect(wrong.output).toContain('nothing was deleted');
+    // a declined confirmation ends like every other: exit 130, nothing changed (issue 13 item 11)
+    expect(wrong.exitCode).toBe(130);
+    expect(wrong.output).toContain('cancelled, nothing was deleted');
     expect((await cli(['workspaces', 'get', w.guid])).exitCode).toBe(0);
     const right = await inTty('E2E Typed');
     expect(right.exitCode).toBe(0);
     expect(right.output).toContain('Deleted workspace "E2E Typed"');
     expect((await cli(['workspaces', 'get', w.guid])).exitCode).toBe(5);
+  }, 60_000);
+
+  it('on a terminal, checks emptiness before asking to type the name (issue 13 item 9)', async () => {
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const r = await execa('script', ['-qec', [process.execPath, BIN, 'workspaces', 'delete', 'Product Team'].map(quote).join(' '), '/dev/null'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: join(tmpdir(), 'notevox-test-unused-config'), NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: ADMIN },
+      extendEnv: false,
+      reject: false,
+      timeout: 30_000,
+    });
+    expect(r.stdout).not.toContain('to delete it');
+    expect(r.stdout).toContain('workspace "Product Team" was not deleted: it still holds notes and folders');
+    expect(r.exitCode).toBe(6);
   }, 60_000);
 
   it('rejects ambiguous names, listing the guids', async () => {

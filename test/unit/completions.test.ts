@@ -76,6 +76,16 @@ describe('bash behaviour', () => {
     expect(complete(file, ['notevox', 'completion', ''])).toEqual(['bash', 'fish', 'zsh']);
     expect(complete(file, ['notevox', 'completion', 'bash', ''])).toEqual([]);
   });
+
+  withShell('bash', 'offers the values of enum options instead of file names (issue 13 item 11)', () => {
+    const file = scriptFile('bash');
+    expect(complete(file, ['notevox', 'folders', 'create', '--sharing', ''])).toEqual(['ALL_MEMBER_EDITOR', 'ALL_MEMBER_VIEWER', 'LIMITED', 'PRIVATE']);
+    expect(complete(file, ['notevox', 'folders', 'update', '12', '--sharing', 'LI'])).toEqual(['LIMITED']);
+    expect(complete(file, ['notevox', 'voice', 'upload', 'a.wav', '--format', ''])).toEqual(['json', 'srt', 'text']);
+    expect(complete(file, ['notevox', 'notes', 'documents', 'get', 'g', '1', '--format', ''])).toEqual(['html', 'json', 'markdown']);
+    expect(complete(file, ['notevox', 'wm', 'list', '--scope', ''])).toEqual(['org', 'user', 'workspace']);
+    expect(complete(file, ['notevox', 'sandbox', 'start', '--rate-limit-window', ''])).toEqual(['fixed', 'sliding']);
+  });
 });
 
 describe('fish behaviour', () => {

@@ -106,6 +106,19 @@ describe('help from generated text (the launcher fast path)', () => {
     expect(differing).toEqual([]);
   });
 
+  it('root --help fits 80 columns, wrapped at word boundaries, the same from both paths (issue 13 item 11)', async () => {
+    const screen: Screen = { isTTY: true, columns: 80 };
+    const { out } = await cliOutput(['--help'], screen);
+    expect(answerHelp(['--help'], load, 80)).toBe(out);
+    const lines = out.split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    // A wrapped description goes on under its own column, starting with a whole word.
+    const continued = lines.filter((l) => /^ {10,}\S/.test(l));
+    expect(continued.length).toBeGreaterThan(0);
+    const words = new Set([...program.commands.map((c) => c.description()), ...program.options.map((o) => o.description)].flatMap((d) => d.split(/\s+/)));
+    for (const l of continued) expect(words.has(l.trim().split(/\s+/)[0]) || /^\(|^"/.test(l.trim()), l).toBe(true);
+  });
+
   it('answers nothing it cannot answer exactly, so the bundle does', () => {
     for (const args of [
       [],

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LIMITS } from '../../src/contract/limits.js';
 import { CliError, EXIT, InputNeededError } from '../../src/errors.js';
 import { applyColorToEnvironment, decideCanPrompt, decideColor } from '../../src/io/iostreams.js';
 import { createMemoryIO } from '../../src/io/memory.js';
-import { createProgress, formatBar, formatBytes, formatProgressLine, type StatusSink } from '../../src/io/progress.js';
+import { createProgress, createSpinner, formatBar, formatBytes, formatProgressLine, type StatusSink } from '../../src/io/progress.js';
 import { createPrompter } from '../../src/io/prompter.js';
 
 const TTY = { stdoutTTY: true, stderrTTY: true };
@@ -228,10 +229,15 @@ describe('IOStreams', () => {
 describe('progress', () => {
   it('formats bytes, rate, ETA and retries', () => {
     expect(formatBytes(512)).toBe('512 B');
-    expect(formatBytes(1536)).toBe('1.5 KB');
-    expect(formatBytes(5 * 1024 * 1024)).toBe('5.0 MB');
-    const line = formatProgressLine({ label: 'Uploading a.wav', unit: 'bytes', done: 1024 * 1024, total: 4 * 1024 * 1024, elapsedMs: 2000, retries: 2 });
-    expect(line).toBe('Uploading a.wav  1.0 MB/4.0 MB  512.0 KB/s  ETA 6s  (retries 2)');
+    expect(formatBytes(1500)).toBe('1.5 kB');
+    expect(formatBytes(5_000_000)).toBe('5 MB');
+    expect(formatBytes(999_960)).toBe('1 MB');
+    // Issue 13 item 2: decimal like the service's limits (500 MB is 500,000,000 bytes), not 1024-based "MB".
+    expect(formatBytes(510_000_000)).toBe('510 MB');
+    expect(formatBytes(LIMITS.uploadMaxBytes)).toBe('500 MB');
+    expect(formatBytes(2_500_000_000)).toBe('2.5 GB');
+    const line = formatProgressLine({ label: 'Uploading a.wav', unit: 'bytes', done: 1_000_000, total: 4_000_000, elapsedMs: 2000, retries: 2 });
+    expect(line).toBe('Uploading a.wav  1 MB/4 MB  500 kB/s  ETA 6s  (retries 2)');
     expect(formatProgressLine({ label: 'Rows', unit: 'rows', done: 300, elapsedMs: 10_000, retries: 0 })).toBe('Rows  300 rows  30 rows/s');
   });
 
@@ -260,10 +266,73 @@ describe('progress', () => {
     expect(formatBar(0, 0, 4)).toBe('████ 100%');
     let t = 0;
     const { s, written } = sink(true);
-    const p = createProgress(s, { unit: 'bytes', label: 'Uploading', total: 4 * 1024 * 1024 }, () => t);
+    const p = createProgress(s, { unit: 'bytes', label: 'Uploading', total: 4_000_000 }, () => t);
     t = 1000;
-    p.tick(1024 * 1024);
-    expect(written()).toContain('Uploading  █████░░░░░░░░░░░░░░░  25%  1.0 MB/4.0 MB  1.0 MB/s  ETA 3s');
+    p.tick(1_000_000);
+    expect(written()).toContain('Uploading  █████░░░░░░░░░░░░░░░  25%  1 MB/4 MB  1 MB/s  ETA 3s');
+  });
+
+  /** A heartbeat driven by the test: beat() runs what the progress line scheduled. */
+  const manualHeartbeat = () => {
+    let fn: (() => void) | undefined;
+    const hb = (f: () => void) => ((fn = f), () => (fn = undefined));
+    return { hb, beat: () => fn?.(), running: () => fn !== undefined };
+  };
+
+  it('in a CI log, a line at least every 10 s also while nothing moves; a wait says what it waits for (issue 13 item 4)', () => {
+    const { s, written } = sink(false);
+    let now = 1_000_000;
+    const h = manualHeartbeat();
+    const p = createProgress(s, { total: 1000, unit: 'rows', label: 'Importing into user' }, () => now, 10_000, h.hb);
+    now += 8_000;
+    p.tick(850);
+    h.beat();
+    expect(written()).toBe(''); // not yet 10 s
+    // The pacer waits 57 s for the rate-limit window: announced at once, then every 10 s with the countdown.
+    p.waiting(now + 57_000, 'waiting for the rate-limit window');
+    now += 10_000;
+    h.beat();
+    now += 10_000;
+    h.beat();
+    expect(written().split('\n').filter(Boolean)).toEqual([
+      'Importing into user  850/1000  waiting for the rate-limit window, resumes in 57s',
+      'Importing into user  850/1000  waiting for the rate-limit window, resumes in 47s',
+      'Importing into user  850/1000  waiting for the rate-limit window, resumes in 37s',
+    ]);
+    p.waiting(undefined);
+    now += 10_000;
+    h.beat();
+    expect(written().split('\n').filter(Boolean).at(-1)).toBe('Importing into user  850/1000  22 rows/s  ETA 7s');
+    p.done('Imported 1000 rows');
+    expect(h.running()).toBe(false);
+  });
+
+  it('on a terminal, a wait replaces the stale rate and ETA with its countdown', () => {
+    const { s, written } = sink(true);
+    let now = 1_000_000;
+    const h = manualHeartbeat();
+    const p = createProgress(s, { total: 100, unit: 'rows', label: 'Importing' }, () => now, 10_000, h.hb);
+    now += 1000;
+    p.tick(85);
+    p.waiting(now + 41_000, 'waiting for the rate-limit window');
+    expect(written()).toContain('\r\u001b[2KImporting  85%  85/100  waiting for the rate-limit window, resumes in 41s');
+    now += 1000;
+    h.beat();
+    expect(written()).toContain('resumes in 40s');
+    expect(written()).not.toContain('ETA 1s');
+    p.done();
+  });
+
+  it('a spinner off a terminal prints its text every 10 s while it runs, and stops with it', () => {
+    const { s, written } = sink(false);
+    const h = manualHeartbeat();
+    const sp = createSpinner(s, 'Job 1: PROCESSING · 0s', 10_000, h.hb);
+    expect(written()).toBe('');
+    sp.text('Job 1: PROCESSING · 10s');
+    h.beat();
+    expect(written()).toBe('Job 1: PROCESSING · 10s\n');
+    sp.stop();
+    expect(h.running()).toBe(false);
   });
 
   it('where stderr cannot redraw (CI logs), prints a plain line at most every interval, as progress is made', () => {

@@ -93,6 +93,51 @@ describe('list formats', () => {
     expect(displayWidth(row.split('  ')[0])).toBeLessThanOrEqual(12);
   });
 
+  it('aligns emoji and CJK by display width: every column starts at the same terminal column (issue 13 item 3)', () => {
+    const m = terminal(80);
+    // Display widths known by hand: an emoji or a CJK character takes 2 columns, a ZWJ family or a flag is one emoji.
+    const names = [['🚀 launch', 9], ['日本語', 6], ['✅ done', 7], ['👨‍👩‍👧 family', 9], ['🇰🇷 Seoul', 8], ['plain', 5]] as const;
+    renderList(m.io, names.map(([name], i) => ({ name, n: i })), [{ key: 'name', header: 'NAME' }, { key: 'n', header: 'N' }], {});
+    const lines = m.stdout().trimEnd().split('\n');
+    expect(lines[0]).toBe('NAME       N');
+    names.forEach(([name, width], i) => expect(lines[i + 1]).toBe(`${name}${' '.repeat(9 - width + 2)}${i}`));
+  });
+
+  it('fits emoji to the terminal by their real width (🚀 takes 2 columns)', () => {
+    const m = terminal(12);
+    renderList(m.io, [{ name: '🚀🚀🚀🚀🚀🚀', n: 1 }], [{ key: 'name', header: 'NAME' }, { key: 'n', header: 'N' }], {});
+    expect(m.stdout().split('\n')[1]).toBe('🚀🚀🚀🚀…  1');
+  });
+
+  it('truncates between user-perceived characters, never inside an emoji sequence', () => {
+    const m = terminal(80);
+    renderList(m.io, [{ t: '👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧 and more', n: 1 }], [{ key: 't', header: 'T', maxWidth: 5 }, { key: 'n', header: 'N' }], {});
+    expect(m.stdout().split('\n')[1]).toBe('👨‍👩‍👧👨‍👩‍👧…  1');
+  });
+
+  it.each(['table', 'json', 'ndjson', 'csv', 'tsv'] as const)('--fields with an unknown name is a usage error listing the valid fields (%s), before any output (issue 13 item 10)', (format) => {
+    const m = terminal(80);
+    let err: unknown;
+    try {
+      const w = createListWriter(m.io, COLUMNS, { format, fields: ['guid', 'titel'] });
+      w.write(ROWS);
+      w.end();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe('unknown field "titel" in --fields');
+    expect((err as UsageError).hint).toMatch(/^Valid fields: .*\bguid\b.*\btitle\b.*\bcreatedAt\b/);
+    expect(m.stdout()).toBe('');
+    // Known names pass: top-level keys, dotted paths into objects, paths through null, the command's own columns.
+    const ok = terminal(80);
+    renderList(ok.io, ROWS, COLUMNS, { format: 'json', fields: ['guid', 'template.title', 'template.id'] });
+    expect(JSON.parse(ok.stdout())[0]).toEqual({ guid: 'n1', template: { id: 7, title: 'One-pager' } });
+    expect(() => renderObject(terminal().io, { a: 1, b: null }, { format: 'json', fields: ['b.c'] })).not.toThrow();
+    expect(() => renderObject(terminal().io, { a: 1 }, { format: 'json', fields: ['a', 'c'] })).toThrow(/unknown field "c" in --fields/);
+    expect(() => renderList(terminal().io, [], COLUMNS, { format: 'json', fields: ['whatever'] })).not.toThrow();
+  });
+
   it('colours only when colour is on', () => {
     const plain = terminal();
     renderList(plain.io, ROWS, COLUMNS, {});

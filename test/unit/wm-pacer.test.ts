@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Pacer } from '../../src/commands/wm/pacer.js';
 import { runBatches } from '../../src/commands/wm/send.js';
+import { RateLimiter } from '../../src/sandbox/ratelimit.js';
 
 /** A pacer on a fake clock: sleeping advances time. */
 function fakePacer(startMs = 1_800_000_000_000) {
@@ -94,7 +95,7 @@ describe('wm pacing', () => {
     const start = 1_800_000_000_000 - (1_800_000_000_000 % 60_000) + 30_000;
     const ahead = await simulate(700, 600, start, 60_000, 3000);
     expect(ahead.rejected).toBe(0);
-    // the contrast: without Date headers our early clock starts the next window 3 s too soon
+    // without Date headers our clock runs 3 s early, and the budget would start the next window too soon:
     const { pacer, now } = fakePacer(start);
     let rejected = 0;
     const windows = new Map<number, number>();
@@ -108,11 +109,14 @@ describe('wm pacing', () => {
       pacer.observe(headers(600, Math.max(0, 600 - used), (w + 1) * 60_000));
       pacer.release();
     }
-    expect(rejected).toBeGreaterThan(0);
-    // and when the clocks agree, the Date header costs at most a second per window change
+    // the span rule (a minute after each answer) keeps even that clock from a 429 at the window change
+    expect(rejected).toBe(0);
+    // and when the clocks agree, the 601st goes a minute after the first 600 (not at the window change, 30 s after
+    // them: that would be 601 within a minute), and the Date header costs nothing more
     const agree = await simulate(700, 600, start, 60_000, 0);
     expect(agree.rejected).toBe(0);
-    expect(agree.times[600] - (start - (start % 60_000) + 60_000)).toBeLessThanOrEqual(1000 + 50);
+    expect(agree.times[600] - agree.times[599]).toBeGreaterThanOrEqual(60_000);
+    expect(agree.times[600] - agree.times[599]).toBeLessThanOrEqual(60_000 + 1000 + 50);
   });
 
   it('does not learn a window from a sliding window whose end creeps on', async () => {
@@ -166,6 +170,89 @@ describe('wm pacing', () => {
     const t = now();
     await pacer.acquire();
     expect(now()).toBe(t);
+  });
+
+  /**
+   * Issue 13 item 5: `count` requests, up to `concurrency` in flight with `latencyMs` each way, against the sandbox's
+   * own limiter (600/60 s, fixed or sliding), starting `offsetMs` into a minute; the service counts on arrival.
+   */
+  async function againstSandbox(window: 'fixed' | 'sliding' | 'sliding-announcing-minutes', count: number, offsetMs: number, concurrency = 4, latencyMs = 40) {
+    const minute = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+    let now = minute + offsetMs;
+    // A discrete-event clock: sleepers and answers wake in time order.
+    const timers: Array<{ at: number; wake: () => void }> = [];
+    const at = (t: number) => new Promise<void>((resolve) => timers.push({ at: t, wake: resolve }));
+    const pacer = new Pacer(() => now, (ms) => at(now + ms));
+    const counting = new RateLimiter({ requests: 600, windowSeconds: 60, window: window === 'fixed' ? 'fixed' : 'sliding' }, () => now);
+    // A service that counts in a sliding window but announces the end of the clock's minute as its reset.
+    const announcing = new RateLimiter({ requests: 600, windowSeconds: 60, window: 'fixed' }, () => now);
+    const limiter = {
+      take: (key: string) => {
+        const d = counting.take(key);
+        if (window !== 'sliding-announcing-minutes') return d;
+        const reset = announcing.take(key).headers['X-RateLimit-Reset'];
+        return { ...d, headers: { ...d.headers, 'X-RateLimit-Reset': reset } };
+      },
+    };
+    const arrivals: number[] = [];
+    let rejected = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next < count) {
+        next++;
+        await pacer.acquire();
+        await at(now + latencyMs);
+        const d = limiter.take('key');
+        if (d.allowed) arrivals.push(now);
+        else rejected++;
+        const h = Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k.toLowerCase(), v]));
+        await at(now + latencyMs);
+        pacer.observe({ ...h, date: new Date(now - latencyMs).toUTCString() });
+        pacer.release();
+      }
+    };
+    const done = Promise.all(Array.from({ length: concurrency }, worker));
+    let finished = false;
+    void done.then(() => (finished = true));
+    while (!finished) {
+      await new Promise((r) => setImmediate(r));
+      if (finished) break;
+      timers.sort((a, b) => a.at - b.at);
+      const t = timers.shift();
+      if (!t) continue;
+      now = Math.max(now, t.at);
+      t.wake();
+    }
+    // The most requests the service let in within any window-length span.
+    let most = 0;
+    for (let i = 0, j = 0; i < arrivals.length; i++) {
+      while (arrivals[i] - arrivals[j] >= 60_000) j++;
+      most = Math.max(most, i - j + 1);
+    }
+    return { rejected, most, seconds: (now - minute - offsetMs) / 1000 };
+  }
+
+  it.each(['fixed', 'sliding', 'sliding-announcing-minutes'] as const)('never sends more than the limit within any window-length span: 0×429 against a %s window (issue 13 item 5)', async (window) => {
+    // Starting 32 s into a minute: the first window's budget goes at once, then the pace of the limit.
+    const r = await againstSandbox(window, 1500, 32_000);
+    expect(r.rejected).toBe(0);
+    expect(r.most).toBeLessThanOrEqual(600);
+    // Still the limit's rate: the first 600 at once, then a minute after them 900 more at 10 a second (a service
+    // whose announced window ends are not when its budget returns makes the pacer wait for them: slower, no 429).
+    if (window !== 'sliding-announcing-minutes') expect(r.seconds).toBeLessThan(60 + 90 + 5);
+  });
+
+  it('tells the progress line when it waits a second or more, and when the wait is over (issue 13 item 4)', async () => {
+    const { pacer, now } = fakePacer(1_800_000_000_000);
+    const waits: Array<number | undefined> = [];
+    pacer.onWait = (until) => waits.push(until === undefined ? undefined : until - now());
+    const reset = now() + 41_000;
+    await pacer.acquire();
+    pacer.observe(headers(600, 0, reset));
+    pacer.release();
+    await pacer.acquire(); // the budget is spent: waits for the window
+    expect(waits[0]).toBeGreaterThanOrEqual(41_000 - 1000);
+    expect(waits.at(-1)).toBeUndefined();
   });
 
   it('chooses fewer requests in flight for a low limit', () => {
@@ -223,5 +310,31 @@ describe('wm batch sending', () => {
     });
     expect(r.error).toBe(boom);
     expect(Math.max(...sent)).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('sandbox rate limiter (--rate-limit-window)', () => {
+  it('sliding: allows `requests` within any window-length span; the reset is when the oldest leaves it', () => {
+    let now = 1_800_000_000_000;
+    const sliding = new RateLimiter({ requests: 3, windowSeconds: 10, window: 'sliding' }, () => now);
+    const fixed = new RateLimiter({ requests: 3, windowSeconds: 10, window: 'fixed' }, () => now);
+    const take = (l: RateLimiter) => l.take('k');
+    for (const dt of [0, 1000, 1000]) {
+      now += dt;
+      expect(take(sliding).allowed).toBe(true);
+    }
+    now += 1000; // 3 s in
+    const denied = take(sliding);
+    expect(denied).toMatchObject({ allowed: false, retryAfterSeconds: 7 });
+    expect(denied.headers).toMatchObject({ 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String((1_800_000_000_000 + 10_000) / 1000) });
+    now = 1_800_000_000_000 + 10_000; // the first one left the window: one more, not three
+    expect(take(sliding).allowed).toBe(true);
+    expect(take(sliding).allowed).toBe(false);
+    // A fixed window starts over at each multiple of its length: 3 at the end of one, 3 at the start of the next.
+    now = 1_800_000_000_000 + 60_000 - 500;
+    for (let i = 0; i < 3; i++) expect(take(fixed).allowed).toBe(true);
+    expect(take(fixed).allowed).toBe(false);
+    now += 1000;
+    for (let i = 0; i < 3; i++) expect(take(fixed).allowed).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { endpoint } from '../../contract/endpoints.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
 import { maskKey, parseApiKey } from '../../config/apikey.js';
 import { validateBaseUrl } from '../../config/baseurl.js';
-import { DEFAULT_BASE_URL } from '../../config/defaults.js';
+import { DEFAULT_BASE_URL, DEFAULT_SANDBOX_URL } from '../../config/defaults.js';
 import { checkProfileName } from '../../config/store.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { Column } from '../../io/render.js';
@@ -59,12 +59,62 @@ const present = (v: string | undefined) => (v !== undefined && v.trim() !== '' ?
 
 const describeScopes = (scopes: string[]) => (scopes.length ? scopes.join(', ') : 'all (no scopes set)');
 
+/** Whether a sandbox answers at its default address (no key needed for the scopes list); a quick look only. */
+async function sandboxAnswers(): Promise<boolean> {
+  try {
+    const res = await fetch(new URL('/v1/api-key-scopes', DEFAULT_SANDBOX_URL), { signal: AbortSignal.timeout(1500) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** First login on a terminal with no base URL anywhere: which service, as `gh auth login` asks which host. */
+async function askBaseUrl(ctx: Context): Promise<string> {
+  const prompter = await ctx.prompter();
+  const sandbox = await sandboxAnswers();
+  const OTHER = '';
+  const choices = [
+    ...(sandbox ? [{ name: `${DEFAULT_SANDBOX_URL}  (a notevox sandbox answers there)`, value: DEFAULT_SANDBOX_URL }] : []),
+    { name: `${DEFAULT_BASE_URL}  (the service)`, value: DEFAULT_BASE_URL },
+    { name: 'another URL…', value: OTHER },
+  ];
+  const chosen = await prompter.select({ message: 'Which service do you log in to?', choices, default: choices[0].value, flag: '--base-url' });
+  if (chosen !== OTHER) return chosen;
+  const typed = await prompter.input({
+    message: 'Base URL',
+    validate: (v) => {
+      try {
+        validateBaseUrl(v);
+        return true;
+      } catch (e) {
+        return e instanceof CliError ? `${e.message}${e.hint ? `. ${e.hint}` : ''}` : String(e);
+      }
+    },
+    flag: '--base-url',
+  });
+  return validateBaseUrl(typed);
+}
+
+/** The base URL answers at all (any HTTP answer will do): checked before the key is asked for, not after a paste. */
+async function checkReachable(ctx: Context, baseUrl: string): Promise<void> {
+  const client = await ctx.clientFor({ baseUrl });
+  await client.call(endpoint('scopes.list')).catch((e: unknown) => {
+    if (e instanceof ApiError) return; // it answered
+    throw e;
+  });
+}
+
 export async function login(ctx: Context, flags: { withKey?: boolean }): Promise<void> {
   const store = await ctx.config();
   const profile = await targetProfile(ctx);
   checkProfileName(profile);
+  const prompting = !flags.withKey && ctx.io.canPrompt;
+  const configured = ctx.globals.baseUrl ?? present(ctx.env.NOTEVOX_BASE_URL) ?? store.getProfile(profile)?.baseUrl;
   // Check the base URL before asking for the key: a refused URL should not cost a paste.
-  const baseUrl = validateBaseUrl(ctx.globals.baseUrl ?? present(ctx.env.NOTEVOX_BASE_URL) ?? store.getProfile(profile)?.baseUrl ?? DEFAULT_BASE_URL);
+  const baseUrl = configured === undefined && prompting ? await askBaseUrl(ctx) : validateBaseUrl(configured ?? DEFAULT_BASE_URL);
+  if (prompting) await checkReachable(ctx, baseUrl);
   let raw: string;
   if (flags.withKey) {
     if (ctx.io.isStdinTTY) ctx.io.info('Reading the key from standard input (end with Ctrl-D)…');
@@ -78,6 +128,8 @@ export async function login(ctx: Context, flags: { withKey?: boolean }): Promise
   if (!parsed.ok) throw new UsageError(parsed.reason, parsed.hint);
   const apiKey = `${parsed.id}.${parsed.secret}`;
   const me = await whoAmI(ctx, baseUrl, apiKey);
+  const before = store.currentProfile();
+  const hadBefore = store.getProfile(before) !== undefined;
   store.setProfile(profile, { baseUrl, apiKey }, { makeCurrent: true });
   const summary = {
     profile,
@@ -95,6 +147,8 @@ export async function login(ctx: Context, flags: { withKey?: boolean }): Promise
   ctx.io.info(`  key:       ${maskKey(apiKey)} (${me.keyType})`);
   ctx.io.info(`  workspace: ${me.workspaceGuid ?? 'not bound'}`);
   ctx.io.info(`  scopes:    ${describeScopes(me.scopes)}`);
+  if (before !== profile)
+    ctx.io.info(`Profile "${profile}" is now the current profile${hadBefore ? ` (it was "${before}": \`notevox auth switch ${before}\` goes back)` : ''}.`);
 }
 
 const SOURCE_NAMES = { flag: '--base-url', env: 'NOTEVOX_BASE_URL', profile: 'profile', default: 'default' } as const;

@@ -1,8 +1,10 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { SHARING_TYPES } from '../../contract/enums.js';
+import { offering } from '../../completion/values.js';
 import { action, examples, skipped } from '../shared.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-const SHARING_HELP = 'ALL_MEMBER_VIEWER, ALL_MEMBER_EDITOR, LIMITED or PRIVATE';
+const sharing = (description: string) => offering(new Option('--sharing <type>', description), SHARING_TYPES);
 
 export function registerFolders(program: Command): void {
   const folders = program.command('folders').description('list, create, change, move and delete folders');
@@ -31,7 +33,7 @@ export function registerFolders(program: Command): void {
       .option('--description <text>', 'a description (may be empty)')
       .option('--color <hex>', 'colour #RRGGBB (default #4A90D9)')
       .option('--parent <id>', 'create it inside this folder (you need edit rights there)')
-      .option('--sharing <type>', `${SHARING_HELP} (default ALL_MEMBER_VIEWER; PRIVATE needs --workspace)`)
+      .addOption(sharing('who sees the folder (default ALL_MEMBER_VIEWER; PRIVATE needs --workspace)'))
       .option('--member <userId:role>', 'a member of a LIMITED folder, role VIEWER or EDITOR (repeatable; implies --sharing LIMITED)', collect)
       .option('--workspace <ws>', "create it in this workspace (guid or exact name) instead of the key's workspace")
       .action(action(load, 'create')),
@@ -51,7 +53,7 @@ export function registerFolders(program: Command): void {
       .option('--title <title>', 'a new title (1–50 characters, not blank)')
       .option('--description <text>', 'a new description ("" clears it)')
       .option('--color <hex>', 'a new colour #RRGGBB')
-      .option('--sharing <type>', SHARING_HELP)
+      .addOption(sharing('a new sharing type'))
       .option('--member <userId:role>', 'replace the members of a LIMITED folder (repeatable)', collect)
       .action(action(load, 'update')),
     ['notevox folders update 12 --title "2027 planning (final)"', 'notevox folders update 12 --color "#D0021B" --sharing ALL_MEMBER_VIEWER'],

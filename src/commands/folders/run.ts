@@ -264,6 +264,21 @@ async function askMissing(ctx: Context, title: string | undefined, flags: Create
   return { title, description, color, sharing, members };
 }
 
+/** A word for a POSIX shell: as is when plain, else in single quotes. */
+const shellWord = (v: string) => (/^[\w./:@%+=,-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
+
+/** `notevox folders create …` with every answer as a flag. */
+function createCommand(a: { title: string; description?: string; color?: string; sharing?: SharingType; members?: Member[] }, flags: CreateFlags): string {
+  const words = ['notevox', 'folders', 'create', shellWord(a.title)];
+  if (a.description) words.push('--description', shellWord(a.description));
+  if (a.color) words.push('--color', shellWord(a.color));
+  if (a.sharing) words.push('--sharing', a.sharing);
+  for (const m of a.members ?? []) words.push('--member', `${m.userId}:${m.role}`);
+  if (flags.parent !== undefined) words.push('--parent', shellWord(flags.parent));
+  if (flags.workspace !== undefined) words.push('--workspace', shellWord(flags.workspace));
+  return words.join(' ');
+}
+
 export async function create(ctx: Context, titleArg: string | undefined, flags: CreateFlags): Promise<void> {
   if (titleArg !== undefined) checkFolderTitle(titleArg);
   if (flags.color !== undefined) checkColor(flags.color);
@@ -277,10 +292,18 @@ export async function create(ctx: Context, titleArg: string | undefined, flags: 
   sharing = answers.sharing;
   const body = { title: answers.title, description: answers.description, color: answers.color, parentId: flags.parent, sharingType: sharing, members: answers.members };
   const client = await ctx.client();
-  const res =
-    flags.workspace !== undefined
-      ? await client.call<Folder>(endpoint('folders.createWorkspace'), { params: { workspaceGuid: await resolveWorkspace(ctx, flags.workspace) }, body })
-      : await onBoundWorkspace(ctx, () => client.call<Folder>(endpoint('folders.createTeam'), { body }));
+  const asked = ctx.io.canPrompt && (titleArg === undefined || flags.description === undefined || flags.color === undefined || flags.sharing === undefined);
+  let res;
+  try {
+    res =
+      flags.workspace !== undefined
+        ? await client.call<Folder>(endpoint('folders.createWorkspace'), { params: { workspaceGuid: await resolveWorkspace(ctx, flags.workspace) }, body })
+        : await onBoundWorkspace(ctx, () => client.call<Folder>(endpoint('folders.createTeam'), { body }));
+  } catch (e) {
+    // The answers typed at the prompts are not lost to a refusal: the same folder as one command to fix and rerun.
+    if (asked && e instanceof CliError) ctx.io.info(`Your answers, as one command to change and run again:\n  ${createCommand(answers, flags)}`);
+    throw e;
+  }
   say(ctx, `Created folder "${res.data.title}" (${res.data.id}).`);
   await printObject(ctx, res.data, CREATED_DETAIL);
 }
@@ -342,7 +365,7 @@ export async function remove(ctx: Context, id: string, flags: { yes?: boolean })
     if (!ctx.io.canPrompt) throw new InputNeededError(`confirmation to delete ${name}`, '--yes');
     const prompter = await ctx.prompter();
     const typed = await prompter.input({ message: `Type the folder title "${folder.title}" to confirm`, flag: '--yes' });
-    if (typed !== folder.title) throw new CliError('the typed title does not match; nothing was deleted', { exitCode: EXIT.USAGE, hint: `Type exactly "${folder.title}", or pass --yes.` });
+    if (typed !== folder.title) throw new CliError('the typed title does not match: cancelled, nothing was deleted', { exitCode: EXIT.INTERRUPTED, hint: `Type exactly "${folder.title}", or pass --yes.` });
   }
   const client = await ctx.client();
   await client.call(endpoint('folders.delete'), { params: { folderId: folder.id } });

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { DOCUMENT_FORMATS } from '../../contract/enums.js';
 import { LIMITS } from '../../contract/limits.js';
 import { action, examples, listOptions } from '../shared.js';
 
@@ -68,7 +69,7 @@ export function registerNotesMore(notes: Command): void {
     docs
       .command('get <guid> <documentId>')
       .description('one document: its text (or the JSON with -o json)')
-      .addOption(new Option('--format <format>', 'section format the service renders').choices(['json', 'markdown', 'html']).default('markdown'))
+      .addOption(new Option('--format <format>', 'section format the service renders').choices(DOCUMENT_FORMATS).default('markdown'))
       .option('--out <file>', 'write the document to this file (markdown/html: the section contents; json: the JSON)')
       .action(action(load, 'documentsGet')),
     [`notevox notes documents get ${G} 2`, `notevox notes documents get ${G} 2 --format html --out launch.html`, `notevox notes documents get ${G} 2 --format json --out launch.json`],
@@ -79,7 +80,7 @@ export function registerNotesMore(notes: Command): void {
       .description('generate a document from a template (needs edit rights on the note; asks for missing values on a terminal)')
       .option('--template <id>', 'template id (see `notevox templates list`)')
       .option('--locale <ll_CC>', 'document locale, e.g. en_US')
-      .addOption(new Option('--format <format>', 'with --out: the section format written to the file').choices(['json', 'markdown', 'html']))
+      .addOption(new Option('--format <format>', 'with --out: the section format written to the file').choices(DOCUMENT_FORMATS))
       .option('--out <file>', 'also write the new document to this file (markdown by default; see --format)')
       .action(action(load, 'documentsGenerate')),
     [

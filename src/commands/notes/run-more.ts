@@ -304,6 +304,7 @@ export async function shareLinkCreate(ctx: Context, guid: string, flags: { passw
 export async function shareLinkDelete(ctx: Context, guid: string): Promise<void> {
   const client = await ctx.client();
   await client.call(endpoint('notes.shareLink.delete'), { params: { noteGuid: checkNoteGuid(guid) } });
+  if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') return printObject(ctx, { noteGuid: guid, deleted: true });
   ctx.io.success(`Deleted the share link of ${guid}; the old URL no longer works.`);
 }
 

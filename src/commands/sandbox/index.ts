@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { RATE_LIMIT_SPEC } from '../../contract/limits.js';
+import { RATE_LIMIT_SPEC, RATE_LIMIT_WINDOWS } from '../../contract/limits.js';
 import { action, examples, skipped } from '../shared.js';
 import { registerSandboxEvents } from './events-index.js';
 
@@ -19,6 +19,7 @@ export function registerSandbox(program: Command): void {
       .option('--seed <file>', 'seed JSON to load instead of the built-in demo seed (docs/sandbox-seed.md)')
       .option('--state <file>', 'keep state in this SQLite file (loaded at start, saved within a second of each change)')
       .addOption(new Option('--rate-limit <n/60s>', 'requests per key and window; 0 turns it off').default(RATE_LIMIT_SPEC))
+      .addOption(new Option('--rate-limit-window <kind>', 'count requests in fixed windows (reset at each window end) or a sliding window (any window-length span)').choices(RATE_LIMIT_WINDOWS).default('fixed'))
       .option('--faults <spec>', 'inject faults, e.g. "503=0.1,429=0.05:2,reset=0.02,latency=0.2:50-400"')
       .option('--fault-seed <n>', 'seed for the fault dice, for reproducible runs')
       .option('--now <iso>', 'start the sandbox clock at this instant')
@@ -34,6 +35,7 @@ export function registerSandbox(program: Command): void {
       'notevox sandbox start',
       'notevox sandbox start --port 0 --json            # one JSON line: baseUrl, keys and webhooks',
       'notevox sandbox start --state ./sandbox.db --rate-limit 0',
+      'notevox sandbox start --rate-limit 600/60s --rate-limit-window sliding',
       'notevox sandbox start --faults "503=0.2,reset=0.05" --fault-seed 42',
       'notevox sandbox start --webhook http://127.0.0.1:4242/webhooks --webhook-secret-file ./whsec.txt',
     ],

@@ -1,3 +1,5 @@
+import type { RateLimitWindow } from '../../contract/limits.js';
+import type { RateLimit } from '../../sandbox/ratelimit.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../types.js';
 
@@ -7,6 +9,7 @@ interface StartFlags {
   seed?: string;
   state?: string;
   rateLimit: string;
+  rateLimitWindow: RateLimitWindow;
   faults?: string;
   faultSeed?: string;
   now?: string;
@@ -40,11 +43,20 @@ function exposedWarning(host: string, port: number, baseUrl: string, wildcard: b
   );
 }
 
+/** What the banner says about the rate limit and the faults in force. */
+function inForce(limit: RateLimit | null, flags: StartFlags): string {
+  const rate = limit
+    ? `Rate limit: ${limit.requests} requests per ${limit.windowSeconds} s per key (${limit.window ?? 'fixed'} window; --rate-limit 0 turns it off).`
+    : 'Rate limit: off.';
+  const faults = flags.faults ? ` Faults: ${flags.faults}${flags.faultSeed !== undefined ? ` (seed ${flags.faultSeed})` : ''}.` : ' Faults: none.';
+  return rate + faults;
+}
+
 export async function start(ctx: Context, flags: StartFlags): Promise<number> {
   const { startSandbox, SandboxConfigError, isWildcardHost } = await import('../../sandbox/server.js');
   const { isLoopbackHost } = await import('../../config/baseurl.js');
   const { FaultSpecError } = await import('../../sandbox/faults.js');
-  const { RateLimitError } = await import('../../sandbox/ratelimit.js');
+  const { RateLimitError, parseRateLimit } = await import('../../sandbox/ratelimit.js');
   const jobSeconds = flags.jobSeconds !== undefined ? Number(flags.jobSeconds) : undefined;
   if (jobSeconds !== undefined && !(jobSeconds >= 0)) throw new UsageError(`--job-seconds "${flags.jobSeconds}" must be a number ≥ 0`);
   const webhookPace = flags.webhookPace !== undefined ? Number(flags.webhookPace) : undefined;
@@ -62,6 +74,7 @@ export async function start(ctx: Context, flags: StartFlags): Promise<number> {
       seedFile: flags.seed,
       stateFile: flags.state,
       rateLimit: flags.rateLimit,
+      rateLimitWindow: flags.rateLimitWindow,
       faults: flags.faults,
       faultSeed: integer('--fault-seed', flags.faultSeed, 0),
       now: flags.now,
@@ -99,7 +112,8 @@ export async function start(ctx: Context, flags: StartFlags): Promise<number> {
       const generated = sandbox.webhooks.find((w) => w.generatedSecret !== undefined)?.generatedSecret;
       if (generated !== undefined) ctx.io.out(`Webhook secret (generated, shown once; give it to the receiver, e.g. NOTEVOX_WEBHOOK_SECRET): ${generated}\n`);
     }
-    ctx.io.out(`Try: NOTEVOX_BASE_URL=${sandbox.baseUrl} NOTEVOX_API_KEY=<key> notevox notes list\n`);
+    ctx.io.out(`${inForce(parseRateLimit(flags.rateLimit, flags.rateLimitWindow), flags)}\n`);
+    ctx.io.out(`Try: notevox auth login --base-url ${sandbox.baseUrl} --profile sandbox   (paste a key above), then notevox notes list\n`);
   }
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();

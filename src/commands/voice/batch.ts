@@ -26,7 +26,7 @@ interface TranscribeFlags {
   translate?: string;
   workspace?: string;
   concurrency?: string;
-  timeout?: string;
+  waitTimeout?: string;
 }
 
 type Outcome = 'queued' | 'SKIPPED' | 'COMPLETED' | 'FAILED' | 'ERROR';
@@ -176,7 +176,7 @@ export async function pool<T>(items: T[], limit: number, work: (item: T) => Prom
 export async function transcribe(ctx: Context, paths: string[], flags: TranscribeFlags): Promise<number> {
   if (!flags.out) throw new UsageError('--out DIR is required', 'Each file gets DIR/<name>/ with its transcript, translations and summary; files already done there are skipped.');
   const out = flags.out;
-  const timeoutMs = takeWaitTimeout(ctx, flags.timeout);
+  const timeoutMs = takeWaitTimeout(ctx, flags.waitTimeout);
   const concurrency = parseConcurrency(flags.concurrency);
   const req: JobRequest = { locale: flags.locale !== undefined ? checkLocale('--locale', flags.locale) : undefined, translate: parseTranslate(flags.translate) };
   const inputs = await collectInputs(ctx, paths);

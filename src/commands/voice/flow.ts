@@ -144,7 +144,7 @@ export function singleJobView(ctx: Context, file?: AudioFile) {
     watch(id: string, status: string) {
       current = { id, status };
       since = Date.now();
-      if (!live) return;
+      // Off a terminal the spinner prints its text every 10 s (and the status changes their own lines): never silent.
       spinner = ctx.io.spinner(line());
       ticker = setInterval(() => spinner?.text(line()), 1000);
       ticker.unref();
@@ -152,7 +152,9 @@ export function singleJobView(ctx: Context, file?: AudioFile) {
     /** Stop showing the wait: the outcome, or nothing when the wait failed. */
     finish(job: VoiceJob | undefined) {
       if (ticker) clearInterval(ticker);
-      if (!job) return spinner?.stop();
+      if (!job || !live) spinner?.stop();
+      if (!job) return;
+      if (!live) spinner = undefined;
       const outcome = `Job ${job.id} ${job.status} after ${seconds(Date.now() - since)} (${audioLength(job)})`;
       if (job.status === 'COMPLETED') {
         if (spinner) spinner.succeed(outcome);

@@ -1,11 +1,13 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { offering } from '../../completion/values.js';
 import { LIMITS } from '../../contract/limits.js';
 import { action, examples, skipped } from '../shared.js';
+import { OUTPUT_MODES } from './options.js';
 
 const JOB = '3f2b8c1e-4d5a-4e6f-9a7b-8c9d0e1f2a3b';
 const uploadMb = LIMITS.uploadMaxBytes / 1e6;
 const maxHours = LIMITS.audioMaxSeconds / 3600;
-const TIMEOUT_HELP = 'how long to wait for the job, e.g. 90s, 30m, 2h (default 2h); the per-request timeout then comes from the `timeout` setting';
+const WAIT_TIMEOUT_HELP = 'how long to wait for the job, e.g. 90s, 30m, 2h (default 2h); then exit 12, the job keeps running';
 const FORMAT_HELP = 'text (the transcript), json (transcript, translations, summary) or srt (subtitles); the same as -o text|json|srt (--json is json)';
 
 /** Results modes that only the commands with --format know; the root's -o accepts them and they are moved here. */
@@ -30,10 +32,10 @@ function outputToFormat(program: Command) {
 /** Options that shape how a finished job is shown and saved. */
 function resultOptions(cmd: Command): Command {
   return cmd
-    .option('--format <mode>', FORMAT_HELP)
+    .addOption(offering(new Option('--format <mode>', FORMAT_HELP), OUTPUT_MODES))
     .option('--out <dir>', 'also write transcript.txt/.json/.srt, translation-<locale>.txt and summary.md to this directory')
     .option('--summary', 'print the paragraph summary after the transcript (json: a "summary" field)')
-    .option('--timeout <duration>', TIMEOUT_HELP);
+    .option('--wait-timeout <duration>', WAIT_TIMEOUT_HELP);
 }
 
 export function registerVoice(program: Command): void {
@@ -64,7 +66,7 @@ export function registerVoice(program: Command): void {
 
   examples(resultOptions(voice.command('wait <job>').description('wait for a job to finish and print its transcript (resumes an interrupted upload command)')).action(action(load, 'wait')), [
     `notevox voice wait ${JOB}`,
-    `notevox voice wait ${JOB} --out results/ --timeout 30m`,
+    `notevox voice wait ${JOB} --out results/ --wait-timeout 30m`,
   ]);
 
   examples(voice.command('status <job>').description("show a job's status, times and error message").action(action(load, 'status')), [
@@ -76,7 +78,7 @@ export function registerVoice(program: Command): void {
     voice
       .command('transcript <job>')
       .description("print a completed job's transcript")
-      .option('--format <mode>', FORMAT_HELP)
+      .addOption(offering(new Option('--format <mode>', FORMAT_HELP), OUTPUT_MODES))
       .action(action(load, 'transcript')),
     [`notevox voice transcript ${JOB}`, `notevox voice transcript ${JOB} --format srt > subtitles.srt`],
   );
@@ -112,7 +114,7 @@ export function registerVoice(program: Command): void {
       .option('--translate <ll_CC,...>', `also translate into these locales (at most ${LIMITS.translationLocalesMax})`)
       .option('--workspace <ws>', 'workspace for the jobs (guid or exact name); needed for keys bound to no workspace')
       .option('--concurrency <n>', 'files processed at the same time (default 2)')
-      .option('--timeout <duration>', TIMEOUT_HELP)
+      .option('--wait-timeout <duration>', WAIT_TIMEOUT_HELP)
       .action(action(load, 'transcribe')),
     ['notevox voice transcribe recordings/ --out transcripts/', 'notevox voice transcribe a.mp3 b.wav c.m4a --out out/ --concurrency 3 --translate de_DE'],
   );

@@ -154,7 +154,7 @@ export function nextPollDelay(previousMs: number | undefined, random: () => numb
 
 /**
  * Poll until COMPLETED or FAILED. The delay grows from 1 s to a 30 s cap and starts over when the status changes;
- * transient failures are tolerated (up to 5 in a row); after a last look at `timeoutMs` the job is left running (exit 8).
+ * transient failures are tolerated (up to 5 in a row); after a last look at `timeoutMs` the job is left running (exit 12).
  */
 export async function waitForJob(
   ctx: Context,
@@ -185,8 +185,8 @@ export async function waitForJob(
     const remaining = o.timeoutMs - (Date.now() - started);
     if (remaining <= 0) {
       throw new CliError(`gave up waiting after ${formatDuration(o.timeoutMs / 1000)}: job ${id} is still ${last ?? 'unknown'}`, {
-        exitCode: EXIT.UNAVAILABLE,
-        hint: `It keeps running; resume with \`${o.resume ?? `notevox voice wait ${id}`}\` (raise --timeout to wait longer).`,
+        exitCode: EXIT.WAIT_TIMEOUT,
+        hint: `It keeps running; resume with \`${o.resume ?? `notevox voice wait ${id}`}\` (raise --wait-timeout to wait longer).`,
       });
     }
     await sleep(Math.min(next.wait, remaining), ctx.signal);

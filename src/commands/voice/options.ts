@@ -7,7 +7,7 @@ import type { Context } from '../types.js';
 export const OUTPUT_MODES = ['text', 'json', 'srt'] as const;
 export type OutputMode = (typeof OUTPUT_MODES)[number];
 
-/** Default of --timeout for waiting on a job. */
+/** Default of --wait-timeout: how long to wait for a job. */
 export const DEFAULT_WAIT = '2h';
 
 export function checkJobId(id: string): string {
@@ -46,14 +46,15 @@ export function parseDuration(flag: string, value: string): number {
 }
 
 /**
- * The voice commands' `--timeout` is how long to wait for a job. The root program also knows `--timeout`
- * (seconds per request) and reads it first, so the value arrives in the global options: take it from there
- * and leave the per-request timeout to the `timeout` setting.
+ * `--wait-timeout`: how long to wait for a job. `--timeout` keeps its one meaning, seconds per request, here as
+ * everywhere; a duration given to it (`--timeout 30m`, the wait before it had its own flag) is pointed at
+ * --wait-timeout instead of being refused as a bad number of seconds.
  */
-export function takeWaitTimeout(ctx: Context, local: string | undefined): number {
-  const raw = local ?? ctx.globals.timeout ?? DEFAULT_WAIT;
-  ctx.globals.timeout = undefined;
-  return parseDuration('--timeout', raw);
+export function takeWaitTimeout(ctx: Context, waitTimeout: string | undefined): number {
+  const global = ctx.globals.timeout;
+  if (global !== undefined && !/^\d+(\.\d+)?$/.test(global.trim()))
+    throw new UsageError(`--timeout "${global}" is the per-request timeout in seconds`, `To wait longer for the job, use --wait-timeout ${global}.`);
+  return parseDuration('--wait-timeout', waitTimeout ?? DEFAULT_WAIT);
 }
 
 /** --format, else -o json / --json, else text. */

@@ -28,7 +28,7 @@ export async function preflight(path: string): Promise<AudioFile> {
   if (!st.isFile()) throw new UsageError(`${path} is not a regular file`);
   if (st.size === 0) throw new UsageError(`${path} is empty`);
   if (st.size > LIMITS.uploadMaxBytes)
-    throw new UsageError(`${path} is ${formatBytes(st.size)}; uploads are limited to ${LIMITS.uploadMaxBytes / 1e6} MB`, 'Compress it (e.g. to MP3) or split it into parts.');
+    throw new UsageError(`${path} is ${formatBytes(st.size)} (${st.size.toLocaleString('en-US')} bytes); uploads are limited to ${formatBytes(LIMITS.uploadMaxBytes)} (${LIMITS.uploadMaxBytes.toLocaleString('en-US')} bytes)`, 'Compress it (e.g. to MP3) or split it into parts.');
   const head = await readHead(path).catch((e: NodeJS.ErrnoException) => {
     throw new UsageError(`cannot read ${path}: ${e.code === 'EACCES' ? 'permission denied' : (e.code ?? e.message)}`);
   });

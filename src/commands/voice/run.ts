@@ -29,7 +29,7 @@ export interface ResultFlags {
   format?: string;
   out?: string;
   summary?: boolean;
-  timeout?: string;
+  waitTimeout?: string;
 }
 
 interface UploadFlags extends ResultFlags {
@@ -75,7 +75,7 @@ async function finish(ctx: Context, client: ApiClient, o: { id: string; status: 
 
 export async function upload(ctx: Context, file: string, flags: UploadFlags): Promise<void> {
   const mode = outputMode(ctx, flags.format);
-  const timeoutMs = takeWaitTimeout(ctx, flags.timeout);
+  const timeoutMs = takeWaitTimeout(ctx, flags.waitTimeout);
   const locale = flags.locale !== undefined ? checkLocale('--locale', flags.locale) : undefined;
   const translate = parseTranslate(flags.translate);
   const audio = await preflight(file);
@@ -92,7 +92,7 @@ export async function upload(ctx: Context, file: string, flags: UploadFlags): Pr
 export async function wait(ctx: Context, id: string, flags: ResultFlags): Promise<void> {
   const jobId = checkJobId(id);
   const mode = outputMode(ctx, flags.format);
-  const timeoutMs = takeWaitTimeout(ctx, flags.timeout);
+  const timeoutMs = takeWaitTimeout(ctx, flags.waitTimeout);
   const client = await ctx.client();
   return finish(ctx, client, { id: jobId, status: 'waiting', flags, mode, timeoutMs, view: singleJobView(ctx) });
 }

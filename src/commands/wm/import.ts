@@ -7,7 +7,7 @@ import type { Context } from '../types.js';
 import { validRows, type CsvCheck, type CsvOptions } from './csv.js';
 import { assertUnchanged, openSource, validateSource, type CsvFlags } from './input.js';
 import { Journal, type JournalKey } from './journal.js';
-import { Pacer } from './pacer.js';
+import { Pacer, waitsShown } from './pacer.js';
 import { intFlag } from './rules.js';
 import { batchFailure, runBatches } from './send.js';
 import { endpointFor, resolveTarget, type ScopeFlags, type Target } from './target.js';
@@ -126,7 +126,7 @@ async function sendAll(ctx: Context, { target, path, opts, check, journal, batch
   let present = 0;
   try {
     const result = await runBatches(batchesOf(path, opts, check, batchSize, (i) => done.has(i)), {
-      pacer: new Pacer(),
+      pacer: waitsShown(new Pacer(), progress),
       concurrency,
       signal: ctx.signal,
       send: (b) => client.call(ep, { params: target.params, body: requestBody(b), signal: ctx.signal }),

@@ -1,11 +1,21 @@
 import { parseRateLimit } from '../../client/retry.js';
 import { LIMITS } from '../../contract/limits.js';
+import type { Progress } from '../../io/progress.js';
 
 /**
  * Client-side pacing from the `X-RateLimit-*` headers (decisions.md §1.5), so that a long import never runs into
  * 429: a token bucket refilled at the key's limit rate, holding at most the remaining budget of the window. The
  * first answer's budget may be spent in one burst; once a window's budget is spent, requests wait for its reset
  * and then go at the limit rate. Requests in flight count against the budget until the service has answered.
+ *
+ * The service may count in a fixed or a sliding window (§1.5 allows both), so on top of that no request is sent
+ * while `limit` requests were answered (or are in flight) within the last window length: a request answered at
+ * time t was counted by the service before t, so one sent a window after t is never in the same window as it, on
+ * any clock. Without this, 600 requests at the end of one fixed window and 600 at the start of the next would
+ * be 1200 within a minute: a 429 storm for a sliding window. Only when the first answer announces a window end
+ * much sooner than a minute (a short window, e.g. a sandbox at 420/2s), one request alone may go ahead at a window
+ * end to see what the service refilled: a full budget means fixed windows, and their length is learned from
+ * consecutive ends; anything else stops the probing.
  */
 
 /** The window the decisions name (600 per 60 s); another one is learned from consecutive `X-RateLimit-Reset`s. */
@@ -52,6 +62,17 @@ export class Pacer {
   private windowLearned = false;
   private refilledAt = 0;
   private inFlight = 0;
+  /** When the requests of the last window length were answered (our clock, oldest first). */
+  private readonly answered: number[] = [];
+  /** A window end has passed and nothing answered since: one request alone may see what the service refilled. */
+  private probe = false;
+  /** The probe is in flight: its answer decides. */
+  private probeOutstanding = false;
+  /**
+   * The first answer announced a window end within a tenth of the assumed window, as a short window does (420/2s):
+   * probing may learn it. Off once a probe found no fresh window (a sliding one), or the window is learned.
+   */
+  private mayProbe = false;
   /**
    * The service's clock minus ours, as a lower bound from the `Date` headers (whole seconds, stamped before the
    * answer travelled): window ends are the service's times, and a clock of ours running ahead must not make us
@@ -63,6 +84,12 @@ export class Pacer {
     private readonly now: () => number = Date.now,
     private readonly sleep: Sleep = defaultSleep,
   ) {}
+
+  /**
+   * Told when a wait of a second or more begins (with its end, epoch ms on our clock) and when it is over
+   * (undefined), so that the progress line can say what it waits for.
+   */
+  onWait: ((untilMs: number | undefined) => void) | undefined;
 
   /** The limit the service announced (requests per window), if any. */
   get requestsPerWindow(): number | undefined {
@@ -91,13 +118,32 @@ export class Pacer {
     for (;;) {
       if (!this.limit) break;
       this.refill();
-      if (this.budget >= 1 && this.tokens >= 1) {
+      const spanWait = this.spanWait();
+      const probing = spanWait > 0 && this.probe && this.mayProbe && this.inFlight === 0 && !this.windowLearned;
+      if (this.budget >= 1 && this.tokens >= 1 && (spanWait <= 0 || probing)) {
+        if (probing) {
+          this.probe = false;
+          this.probeOutstanding = true;
+        }
         this.tokens--;
         this.budget--;
         break;
       }
-      const wait = this.budget < 1 ? this.resetAt - this.serverNow() + RESET_MARGIN_MS : ((1 - this.tokens) * this.windowMs) / this.limit;
-      await this.sleep(Math.max(5, Math.ceil(wait)), signal);
+      const spanFull = this.budget >= 1 && this.tokens >= 1;
+      const wait =
+        this.budget < 1 ? this.resetAt - this.serverNow() + RESET_MARGIN_MS : this.tokens < 1 ? ((1 - this.tokens) * this.windowMs) / this.limit : spanWait;
+      const ms = Math.max(5, Math.ceil(wait));
+      if (ms >= 1000) this.onWait?.(this.now() + ms);
+      try {
+        await this.sleep(ms, signal);
+      } finally {
+        if (ms >= 1000) this.onWait?.(undefined);
+      }
+      if (spanFull) {
+        // Tokens are not earned while the span is full: when it frees up, the pace starts from the rate.
+        this.tokens = Math.min(this.tokens, 1);
+        this.refilledAt = this.now();
+      }
     }
     this.inFlight++;
   }
@@ -111,12 +157,22 @@ export class Pacer {
     const first = !this.limit;
     this.limit = r.limit;
     const resetAt = r.resetEpochSeconds !== undefined ? r.resetEpochSeconds * 1000 : this.resetAt || this.serverNow() + this.windowMs;
+    const wasProbe = this.probeOutstanding;
+    this.probeOutstanding = false;
     // An answer about a window that is already over: older than the latest announced, or the one we have left.
-    if (resetAt < this.announcedReset || (resetAt === this.announcedReset && this.resetAt > resetAt)) return;
+    // (A probe that still met the old window tried too early: the next request may probe again.)
+    if (resetAt < this.announcedReset || (resetAt === this.announcedReset && this.resetAt > resetAt)) {
+      if (wasProbe) this.probe = true;
+      return;
+    }
     const newWindow = resetAt > this.announcedReset;
     // Consecutive window ends of a fixed window are a window apart (or several, when none was seen in between),
     // and a new window starts nearly full; a sliding window's end creeps on while little remains: not learned.
-    const freshWindow = r.remaining === undefined || r.remaining >= r.limit / 2;
+    // Only a (nearly) full budget is a new fixed window: everything but the requests in flight is back.
+    const freshWindow = r.remaining === undefined || r.remaining >= r.limit - Math.max(1, this.inFlight);
+    if (first) this.mayProbe = resetAt - this.serverNow() < this.windowMs / 10;
+    else if (wasProbe && newWindow && !freshWindow) this.mayProbe = false;
+    this.probe = false;
     if (newWindow && this.announcedReset > 0 && freshWindow) {
       const span = resetAt - this.announcedReset;
       this.windowMs = this.windowLearned ? Math.min(this.windowMs, span) : span;
@@ -135,9 +191,25 @@ export class Pacer {
     }
   }
 
-  /** The request is over (answered or failed). */
+  /** The request is over (answered or failed: a failed one may have been counted too). */
   release(): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
+    // A probe that got no answer (a network failure) may be tried again.
+    if (this.probeOutstanding) {
+      this.probeOutstanding = false;
+      this.probe = true;
+    }
+    if (this.limit) this.answered.push(this.now());
+  }
+
+  /** How long until one more request fits in the last window length (0: now); answers older than that are dropped. */
+  private spanWait(): number {
+    const local = this.now();
+    while (this.answered.length && this.answered[0] <= local - this.windowMs) this.answered.shift();
+    const over = this.answered.length + this.inFlight - this.limit;
+    if (over < 0) return 0;
+    // The (over+1)-th oldest answer must leave the span; when the requests in flight alone fill it, wait for answers.
+    return over < this.answered.length ? this.answered[over] + this.windowMs - local + 1 : RESET_MARGIN_MS;
   }
 
   private refill(): void {
@@ -149,7 +221,14 @@ export class Pacer {
     if (t >= this.resetAt + RESET_MARGIN_MS) {
       // The window is over: its whole limit is available until a response says otherwise.
       this.budget = this.limit - this.inFlight;
+      this.probe = true;
       this.resetAt += (Math.floor((t - this.resetAt - RESET_MARGIN_MS) / this.windowMs) + 1) * this.windowMs;
     }
   }
+}
+
+/** The pacer's waits shown on a progress line: "waiting for the rate-limit window, resumes in 41s". */
+export function waitsShown(pacer: Pacer, progress: Pick<Progress, 'waiting'>): Pacer {
+  pacer.onWait = (until) => progress.waiting(until, 'waiting for the rate-limit window');
+  return pacer;
 }

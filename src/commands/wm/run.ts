@@ -39,11 +39,25 @@ export async function add(ctx: Context, entry: string, flags: ScopeFlags & { sub
   const item = flags.sub !== undefined ? { entry, subEntry: flags.sub } : { entry };
   const res = await client.call<{ content: WordMemory[] }>(endpointFor(target, 'create'), { params: target.params, body: { entries: [item] }, signal: ctx.signal });
   const created = res.data.content[0];
-  if (!created) {
-    ctx.io.info(`"${entry}" is already in the ${target.label} word memories; nothing was created.`);
-    return;
+  if (created) return printObject(ctx, created, WM_COLUMNS);
+  // The service skips an existing entry silently: print the stored item, so that a script gets its id either way.
+  const existing = await findEntry(ctx, target, entry);
+  ctx.io.info(`"${entry}" is already in the ${target.label} word memories; nothing was created.`);
+  if (!existing) return;
+  const stored = existing.subEntry ?? null;
+  if (flags.sub !== undefined && flags.sub !== stored)
+    ctx.io.warn(`its subEntry is ${stored === null ? 'empty' : `"${stored}"`}, not "${flags.sub}": change it with \`notevox wm update ${existing.id} --sub ${flags.sub}\``);
+  await printObject(ctx, existing, WM_COLUMNS);
+}
+
+/** The stored item of `entry` in the scope (entries are unique within a scope), page by page. */
+async function findEntry(ctx: Context, target: Awaited<ReturnType<typeof resolveTarget>>, entry: string): Promise<WordMemory | undefined> {
+  const client = await ctx.client();
+  for await (const page of client.paginate<WordMemory>(endpointFor(target, 'list'), { params: target.params, signal: ctx.signal })) {
+    const hit = page.items.find((w) => w.entry === entry);
+    if (hit) return hit;
   }
-  await printObject(ctx, created, WM_COLUMNS);
+  return undefined;
 }
 
 export async function update(ctx: Context, id: string, flags: ScopeFlags & { entry?: string; sub?: string; clearSub?: boolean }): Promise<void> {

@@ -7,7 +7,7 @@ import { validRows } from './csv.js';
 import type { WordMemory } from './export.js';
 import { MAX_CONCURRENCY } from './import.js';
 import { assertUnchanged, openSource, validateSource, type CsvFlags } from './input.js';
-import { Pacer } from './pacer.js';
+import { Pacer, waitsShown } from './pacer.js';
 import { intFlag } from './rules.js';
 import { batchFailure, chunk, each, runBatches } from './send.js';
 import { endpointFor, resolveTarget, type ScopeFlags, type Target } from './target.js';
@@ -97,9 +97,9 @@ export async function planSync(
 /** Send the changes: creates, then updates, then deletes, in batches of the bulk maximum. */
 async function applyChanges(ctx: Context, target: Target, changes: Change[], concurrency: number | undefined) {
   const client = await ctx.client();
-  const pacer = new Pacer();
-  const counts = { created: 0, updated: 0, deleted: 0 };
   const progress = ctx.io.progress({ total: changes.length, unit: 'rows', label: `Syncing ${target.label}` });
+  const pacer = waitsShown(new Pacer(), progress);
+  const counts = { created: 0, updated: 0, deleted: 0 };
   const of = (action: Change['action']) => chunk(changes.filter((c) => c.action === action), LIMITS.wordMemoryBulkMax);
   const entryOf = (c: Change) => (c.subEntry === null ? { entry: c.entry } : { entry: c.entry, subEntry: c.subEntry });
   type Answer = { content?: unknown[]; deleted?: number } | null;

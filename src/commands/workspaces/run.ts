@@ -133,26 +133,54 @@ export async function quota(ctx: Context, workspace: string, flags: { minutes?: 
   await printObject(ctx, res.data, WORKSPACE_DETAIL);
 }
 
+/** The service refuses to delete a workspace with notes or folders (422): the same error, found before or after asking. */
+function notEmpty(ws: Workspace, what: string, e?: ApiError): CliError {
+  return new CliError(`workspace "${ws.name}" was not deleted: it still holds ${what}${e?.detail ? ` (${e.detail})` : ''}`, {
+    exitCode: e?.exitCode ?? EXIT.REJECTED,
+    errorType: e?.errorType,
+    code: e?.code,
+    hint: `Move or delete its notes and folders first (\`notevox notes list --workspace ${ws.guid}\`, \`notevox folders list --workspace ${ws.guid}\`), then run this again.`,
+  });
+}
+
+/**
+ * What the workspace still holds, looked up before asking the user to type its name; undefined where this key
+ * cannot look (no note:read or folder:read): the service's 422 then says it.
+ */
+async function contents(ctx: Context, guid: string): Promise<string | undefined> {
+  const client = await ctx.client();
+  const look = async (id: 'notes.listWorkspace' | 'folders.listWorkspace', query?: Record<string, number>) => {
+    try {
+      return (await client.call<{ content: unknown[] }>(endpoint(id), { params: { workspaceGuid: guid }, query })).data.content.length > 0;
+    } catch (e) {
+      if (e instanceof ApiError && (e.status === 403 || e.status === 404)) return undefined;
+      throw e;
+    }
+  };
+  const notes = await look('notes.listWorkspace', { size: 1 });
+  const folders = await look('folders.listWorkspace');
+  const held = [notes ? 'notes' : '', folders ? 'folders' : ''].filter(Boolean);
+  return held.length ? held.join(' and ') : undefined;
+}
+
 export async function remove(ctx: Context, workspace: string, flags: { yes?: boolean }): Promise<void> {
   if (!flags.yes && !ctx.io.canPrompt) throw new InputNeededError(`confirmation to delete workspace "${workspace}"`, '--yes');
   const ws = await resolveOrgWorkspace(ctx, workspace);
   if (!flags.yes) {
+    // Not asking to type a name for a deletion the service would refuse.
+    const held = await contents(ctx, ws.guid);
+    if (held) throw notEmpty(ws, held);
     const prompter = await ctx.prompter();
     const typed = await prompter.input({ message: `Type the workspace name "${ws.name}" to delete it`, flag: '--yes' });
     if (typed.trim() !== ws.name.trim())
-      throw new CliError(`"${typed}" does not match the workspace name; nothing was deleted`, { exitCode: EXIT.USAGE, hint: `Type "${ws.name}" exactly, or pass --yes.` });
+      throw new CliError(`"${typed}" does not match the workspace name: cancelled, nothing was deleted`, { exitCode: EXIT.INTERRUPTED, hint: `Type "${ws.name}" exactly, or pass --yes.` });
   }
   const client = await ctx.client();
   try {
     await client.call(endpoint('workspaces.delete'), { params: { workspaceGuid: ws.guid } });
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 422)) throw e;
-    throw new CliError(`workspace "${ws.name}" was not deleted: it still holds notes or folders${e.detail ? ` (${e.detail})` : ''}`, {
-      exitCode: e.exitCode,
-      errorType: e.errorType,
-      code: e.code,
-      hint: `Move or delete its notes and folders first (\`notevox notes list --workspace ${ws.guid}\` shows its notes), then run this again.`,
-    });
+    throw notEmpty(ws, 'notes or folders', e);
   }
   if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') await printObject(ctx, { guid: ws.guid, name: ws.name, deleted: true });
   else ctx.io.success(`Deleted workspace "${ws.name}" (${ws.guid}).`);
