@@ -187,10 +187,18 @@ export function createApp(opts: AppOptions): Hono<Env> {
   app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
+    // Answer only once every change so far is on disk (with --state): an acknowledged write survives a crash.
+    try {
+      await rt.db.flush();
+    } catch (e) {
+      (opts.errorLog ?? opts.accessLog)?.(`could not save the state: ${(e as Error).message}`);
+      c.res = fail(c, new ApiFailure(ERROR_CODES.INTERNAL, 'internal error', 'the sandbox could not write its state file'));
+    }
     const status = c.res.status;
     const path = new URL(c.req.url).pathname;
     if (opts.accessLog) opts.accessLog(`${c.req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms key=${c.get('keyId') ?? '-'}`);
     try {
+      // request_log is an in-memory table: recording a request does not change the state file.
       const { lastInsertRowid: id } = rt.db.run('INSERT INTO request_log (at, key_id, method, path, status) VALUES (?, ?, ?, ?, ?)', [
         rt.clock.now().toISOString(),
         c.get('keyId') ?? null,
@@ -198,7 +206,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
         path,
         status,
       ]);
-      // Keep the log (and the state file) bounded in a long run: the newest REQUEST_LOG_KEEP rows.
+      // Keep the log bounded in a long run: the newest REQUEST_LOG_KEEP rows.
       if (id % 1000 === 0) rt.db.run('DELETE FROM request_log WHERE id <= ?', [id - REQUEST_LOG_KEEP]);
     } catch {}
   });

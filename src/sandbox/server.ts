@@ -117,14 +117,21 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const clock = makeClock(opts.now);
   const rateLimit = parseRateLimit(opts.rateLimit ?? RATE_LIMIT_SPEC, opts.rateLimitWindow);
   const faults = opts.faults ? new FaultInjector(parseFaultSpec(opts.faults), opts.faultSeed ?? Date.now()) : null;
-  const db = await openDatabase({ stateFile: opts.stateFile, onError: (e) => log(`sandbox: could not write state: ${e.message}`) });
-  let keys: SeedSummary['keys'];
-  const empty = (db.get<{ n: number }>('SELECT count(*) AS n FROM organizations')?.n ?? 0) === 0;
-  if (empty || opts.seedFile) {
-    if (!empty) throw new SandboxConfigError(`--seed was given but the state file ${opts.stateFile} already holds data: remove it or drop --seed`);
-    const seed = opts.seedFile ? await readSeedFile(opts.seedFile) : demoSeed;
-    keys = loadSeed(db, seed, opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed').keys;
-  } else keys = knownStoredKeys(db);
+  let keys: SeedSummary['keys'] = [];
+  let empty = true;
+  // The seed goes into the state file's first snapshot, not into its journal.
+  const db = await openDatabase({
+    stateFile: opts.stateFile,
+    onError: (e) => log(`sandbox: ${e.message}`),
+    init: async (db) => {
+      empty = (db.get<{ n: number }>('SELECT count(*) AS n FROM organizations')?.n ?? 0) === 0;
+      if (empty || opts.seedFile) {
+        if (!empty) throw new SandboxConfigError(`--seed was given but the state file ${opts.stateFile} already holds data: remove it or drop --seed`);
+        const seed = opts.seedFile ? await readSeedFile(opts.seedFile) : demoSeed;
+        keys = loadSeed(db, seed, opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed').keys;
+      } else keys = knownStoredKeys(db);
+    },
+  });
   const uploadDir = mkdtempSync(join(tmpdir(), 'notevox-sandbox-'));
   const timers = new Set<NodeJS.Timeout>();
   let baseUrl = '';
