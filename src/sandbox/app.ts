@@ -6,7 +6,7 @@ import { LIMITS } from '../contract/limits.js';
 import { openApiText } from '../contract/openapi.js';
 import { scopeAllows } from '../contract/scopes.js';
 import type { Endpoint } from '../contract/types.js';
-import { getNote, noteVisible } from './access.js';
+import { visibleNote } from './access.js';
 import { authenticate } from './auth.js';
 import type { FaultInjector } from './faults.js';
 import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
@@ -268,8 +268,8 @@ export function createApp(opts: AppOptions): Hono<Env> {
       // Note sub-resources: visibility (404) comes before scope and key-type checks.
       let note;
       if (principal && 'noteGuid' in params) {
-        note = getNote(rt.db, params.noteGuid);
-        if (!note || !noteVisible(rt.db, principal, note)) throw notFound('note');
+        note = visibleNote(rt.db, principal, params.noteGuid);
+        if (!note) throw notFound('note');
       }
       if (principal) authorize(ep, principal);
       if (!handler) throw new ApiFailure(ERROR_CODES.NO_ROUTE, `${ep.method} ${ep.path} has no handler in this sandbox version`);

@@ -65,6 +65,8 @@ export interface OpenOptions {
 const SQL_FUNCTIONS: Record<string, (...args: any[]) => SqlValue> = {
   /** How often `needle` (already lower-cased) occurs in `text`, case-insensitively, counted as String#split does. */
   nvx_occurrences: (text: SqlValue, needle: SqlValue) => (text === null ? 0 : String(text).toLowerCase().split(String(needle)).length - 1),
+  /** String#toLowerCase. */
+  nvx_lower: (text: SqlValue) => (text === null ? null : String(text).toLowerCase()),
 };
 
 /** Prepared statements kept for reuse (least recently used beyond this are freed). */
