@@ -147,9 +147,12 @@ export function folderVisible(db: Db, p: Principal, f: FolderRow): boolean {
   return db.get(`SELECT 1 AS x FROM folders f WHERE f.id = $id AND ${v.folder('f')}`, { ...v.params, $id: f.id }) !== undefined;
 }
 
-/** Edit access: only user keys; PRIVATE owner only, ALL_MEMBER_EDITOR any member, LIMITED owner or EDITOR members. */
-export function folderEditable(db: Db, p: Principal, f: FolderRow): boolean {
-  if (!isUserKey(p) || !folderVisible(db, p, f)) return false;
+/**
+ * Edit access: only user keys; PRIVATE owner only, ALL_MEMBER_EDITOR any member, LIMITED owner or EDITOR members.
+ * `seen`: the caller has already checked that `p` sees the folder (no second read).
+ */
+export function folderEditable(db: Db, p: Principal, f: FolderRow, seen = false): boolean {
+  if (!isUserKey(p) || !(seen || folderVisible(db, p, f))) return false;
   if (f.owner_user_id === p.userId) return true;
   if (f.sharing_type === 'ALL_MEMBER_EDITOR') return true;
   if (f.sharing_type === 'LIMITED') return limitedRole(db, f.id, p.userId) === 'EDITOR';
@@ -173,9 +176,11 @@ export function noteVisible(db: Db, p: Principal, n: NoteRow): boolean {
   return db.get(`SELECT 1 AS x FROM notes n WHERE n.guid = $guid AND ${v.note}`, { ...v.params, $guid: n.guid }) !== undefined;
 }
 
-/** UPDATE_CONTENT permission: owner, OWNER/EDITOR collaborators, editors of the note's folder. */
+/**
+ * UPDATE_CONTENT permission: owner, OWNER/EDITOR collaborators, editors of the note's folder. For a note the
+ * caller reads (the app has checked it for every note route: `ctx.note`).
+ */
 export function noteEditable(db: Db, p: Principal, n: NoteRow): boolean {
-  if (!noteVisible(db, p, n)) return false;
   if (isSystemKey(p)) return true; // the key-type rules decide what a system key may write
   if (n.owner_user_id === p.userId) return true;
   const role = collaboratorRole(db, n.guid, p.userId);

@@ -47,7 +47,7 @@ function visibleFolder(db: Db, p: Principal, id: string | number, what = 'folder
 /** A folder the caller may change: 404 when it cannot see it, 403003 when it may only view it. */
 function editableFolder(db: Db, p: Principal, id: string | number): FolderRow {
   const f = visibleFolder(db, p, id);
-  if (!folderEditable(db, p, f)) throw forbidden('you may not change this folder', `folder edit permission required on folder ${f.id}`);
+  if (!folderEditable(db, p, f, true)) throw forbidden('you may not change this folder', `folder edit permission required on folder ${f.id}`);
   return f;
 }
 
@@ -102,7 +102,7 @@ function checkNewParent(db: Db, p: Principal, parentId: string, workspaceGuid: s
   const parent = visibleFolder(db, p, parentId, 'parent folder');
   if (parent.workspace_guid !== workspaceGuid)
     throw unprocessable('the parent folder is in another workspace', `parentId: folder ${parent.id} is in workspace ${parent.workspace_guid}, not ${workspaceGuid}`);
-  if (!folderEditable(db, p, parent)) throw forbidden('you may not create folders in this folder', `folder edit permission required on folder ${parent.id}`);
+  if (!folderEditable(db, p, parent, true)) throw forbidden('you may not create folders in this folder', `folder edit permission required on folder ${parent.id}`);
   return parent;
 }
 
