@@ -29,7 +29,7 @@ export interface AppOptions {
   routes?: Array<(app: Hono) => void>;
 }
 
-type Env = { Bindings: { incoming?: { socket?: { destroy(): void } } }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean } };
+type Env = { Bindings: { incoming?: { socket?: { destroy(): void } } }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean; wrote?: boolean } };
 
 /** Rows of `request_log` kept (older ones are pruned every 1000 requests). */
 export const REQUEST_LOG_KEEP = 10_000;
@@ -186,10 +186,13 @@ export function createApp(opts: AppOptions): Hono<Env> {
 
   app.use('*', async (c, next) => {
     const started = performance.now();
+    const commits = rt.db.commits;
     await next();
-    // Answer only once every change so far is on disk (with --state): an acknowledged write survives a crash.
+    // A request that changed the state is answered once the change is on disk (with --state): an acknowledged
+    // write survives a crash. (Its changes, and any before them; a read does not wait for the writes of requests
+    // running beside it.) Routes outside the contract's dispatch wait when anything was committed meanwhile.
     try {
-      await rt.db.flush();
+      if (c.get('wrote') ?? rt.db.commits !== commits) await rt.db.flush();
     } catch (e) {
       (opts.errorLog ?? opts.accessLog)?.(`could not save the state: ${(e as Error).message}`);
       c.res = fail(c, new ApiFailure(ERROR_CODES.INTERNAL, 'internal error', 'the sandbox could not write its state file'));
@@ -284,7 +287,12 @@ export function createApp(opts: AppOptions): Hono<Env> {
         body = parseWith(ep.body, raw === undefined && mask ? {} : raw, 'body');
       }
       if (mask) checkMaskedFields(mask, body);
-      const out = await handler({ endpoint: ep, principal: principal!, params, query, body, rt, req: c.req.raw, note, degraded: c.get('degraded') ?? false });
+      // Whether this request changed the state: a synchronous handler's changes are the commits made while it
+      // ran; an asynchronous one may interleave with other requests, so it counts as a write.
+      const before = rt.db.commits;
+      let out = handler({ endpoint: ep, principal: principal!, params, query, body, rt, req: c.req.raw, note, degraded: c.get('degraded') ?? false });
+      c.set('wrote', rt.db.commits !== before || out instanceof Promise);
+      out = await out;
       const headers: Record<string, string> = ep.deprecated ? { Deprecation: 'true' } : {};
       if (isReply(out)) {
         const r = out as HandlerResult;

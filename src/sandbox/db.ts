@@ -40,6 +40,8 @@ export interface Db {
   export(): Uint8Array;
   /** Resolves once every change committed so far is on disk (immediately without a state file); rejects when writing it failed. */
   flush(): Promise<void>;
+  /** How many changes of the state have been committed (a request that changed nothing need not wait for flush()). */
+  readonly commits: number;
   /** Flush, fold the journal into the state file, then release the database. Further calls throw. */
   close(): Promise<void>;
 }
@@ -212,6 +214,7 @@ class SqlJsDb implements Db {
   private journal: JournalWriter | null = null;
   /** The state has changed since the last snapshot in a way the journal does not hold (before the journal starts). */
   changedSinceSnapshot = false;
+  commits = 0;
 
   constructor(
     private readonly sql: Database,
@@ -261,7 +264,10 @@ class SqlJsDb implements Db {
       return;
     }
     if (this.depth > 0) this.txStatements.push(statement);
-    else this.journal.append([statement]);
+    else {
+      this.journal.append([statement]);
+      this.commits++;
+    }
   }
 
   private query<T>(sqlText: string, params: Params | undefined, limit: number): T[] {
@@ -333,6 +339,7 @@ class SqlJsDb implements Db {
       const statements = this.txStatements;
       this.txStatements = [];
       this.journal?.append(statements);
+      this.commits++;
     }
     return result;
   }

@@ -1,4 +1,5 @@
 import { closeSync, existsSync, fdatasync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writev } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { crc32 } from 'node:zlib';
@@ -131,7 +132,7 @@ export async function compactInWorker(job: CompactJob & { replaySource: string }
   const path = process.getBuiltinModule('node:path') as typeof import('node:path');
   const { createRequire } = process.getBuiltinModule('node:module') as typeof import('node:module');
   const initSqlJs = createRequire(job.sqlJs)(job.sqlJs) as typeof import('sql.js');
-  const replay = new Function(`return (${job.replaySource})`)() as typeof replayJournal;
+  const replay = new Function('__name', `return (${job.replaySource})`)((fn: unknown) => fn) as typeof replayJournal;
   const SQL = await initSqlJs({ locateFile: () => job.wasm });
   const db = new SQL.Database(fs.readFileSync(job.stateFile));
   try {
@@ -150,7 +151,14 @@ export async function compactInWorker(job: CompactJob & { replaySource: string }
     const tmp = path.join(path.dirname(job.stateFile), `.${path.basename(job.stateFile)}.tmp-${process.pid}-compact.tmp`);
     const fd = fs.openSync(tmp, 'w', 0o600);
     try {
-      for (let at = 0; at < out.length; ) at += fs.writeSync(fd, out, at);
+      // Synced as it goes, so that the disk never holds much of it unwritten: an fsync of the journal by the
+      // main thread meanwhile would wait for all of it.
+      const CHUNK = 8 * 1024 * 1024;
+      for (let at = 0; at < out.length; ) {
+        const end = Math.min(out.length, at + CHUNK);
+        while (at < end) at += fs.writeSync(fd, out, at, end - at);
+        fs.fdatasyncSync(fd);
+      }
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -170,10 +178,13 @@ export async function compactInWorker(job: CompactJob & { replaySource: string }
 
 /** Run a compaction on a worker thread. */
 export function runCompaction(job: CompactJob): Promise<{ bytes: number; skipped: boolean }> {
-  const source = `const { parentPort, workerData } = require('node:worker_threads');
+  // The functions' source as compiled; esbuild's keepNames (tsx) wraps functions in __name(), given here.
+  // Neither require nor import: the code runs as CommonJS or as a module, as the process was started.
+  const source = `const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
+var __name = (fn, name) => { try { Object.defineProperty(fn, 'name', { value: name, configurable: true }); } catch {} return fn; };
 (${compactInWorker.toString()})(workerData).then((r) => parentPort.postMessage({ ok: r }), (e) => parentPort.postMessage({ error: String(e && e.stack || e) }));`;
   return new Promise((resolve, reject) => {
-    const worker = new Worker(source, { eval: true, workerData: { ...job, replaySource: replayJournal.toString() } });
+    const worker = new Worker(source, { eval: true, execArgv: [], workerData: { ...job, replaySource: replayJournal.toString() } });
     worker.unref();
     let settled = false;
     worker.once('message', (m: { ok?: { bytes: number; skipped: boolean }; error?: string }) => {
@@ -198,6 +209,15 @@ export function syncDir(dir: string): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+async function syncDirAsync(dir: string): Promise<void> {
+  const fd = await open(dir, 'r');
+  try {
+    await fd.sync();
+  } finally {
+    await fd.close();
   }
 }
 
@@ -344,7 +364,7 @@ export class JournalWriter {
       const ready = this.waiters.filter((w) => w.upTo <= upTo);
       this.waiters = this.waiters.filter((w) => w.upTo > upTo);
       for (const w of ready) w.resolve();
-      this.maybeCompact();
+      await this.maybeCompact();
     }
   }
 
@@ -367,33 +387,43 @@ export class JournalWriter {
     return Buffer.concat([frame, payload]);
   }
 
-  /** Rotate and fold the old journal into the snapshot on a worker, when the journal has grown enough. */
-  private maybeCompact(): void {
+  /**
+   * Rotate and fold the old journal into the snapshot on a worker, when the journal has grown enough. Runs in
+   * the writer's loop (no append meanwhile); every file operation is asynchronous, because an fsync can wait
+   * seconds for other dirty data of the disk (a snapshot being written) and must not stall the answers.
+   */
+  private async maybeCompact(): Promise<void> {
     if (this.compaction || this.closed) return;
-    const oldExists = existsSync(this.files.old);
-    if (oldExists) {
+    if (existsSync(this.files.old)) {
       // A compaction that failed earlier: try it again now and then.
       if (Date.now() >= this.retryCompactionAt) this.startCompaction();
       return;
     }
     if (this.size < (this.opts.compactBytes ?? Math.max(COMPACT_MIN_BYTES, this.snapshotBytes / 4))) return;
-    // The new journal exists (empty) before the old one is renamed away, so a crash leaves one of them current.
+    // The new journal exists, complete and synced, before the old one is renamed away: after a crash at any
+    // point, `current` is a whole journal and `old` (if any) the one before it.
     const next = `${this.files.current}.next`;
-    const tmp = openAtomicFile(next, 0o600);
+    let fd: FileHandle | undefined;
     try {
-      const header = journalHeader(this.generation + 1);
-      tmp.writeSync(header);
-      tmp.commit({ sync: true });
+      fd = await open(next, 'w', 0o600);
+      await fd.writeFile(journalHeader(this.generation + 1));
+      await fd.sync();
+      await fd.close();
+      fd = undefined;
+      await rename(this.files.current, this.files.old);
+      await rename(next, this.files.current);
     } catch (e) {
-      tmp.discard();
+      await fd?.close().catch(() => undefined);
       this.opts.onError?.(new Error(`cannot start a new sandbox journal: ${(e as Error).message}`, { cause: e }));
+      if (existsSync(this.files.old) && !existsSync(this.files.current)) renameSync(this.files.old, this.files.current);
       return;
     }
-    renameSync(this.files.current, this.files.old);
-    renameSync(next, this.files.current);
-    syncDir(dirname(this.files.current));
-    closeSync(this.fd);
+    // Both renames are done: from here on the new journal is the one written to, whatever the directory's sync
+    // says (a failed sync is reported; the renames then reach the disk with the file system's next commit).
+    await syncDirAsync(dirname(this.files.current)).catch((e: Error) => this.opts.onError?.(new Error(`cannot sync the directory of the sandbox journal: ${e.message}`, { cause: e })));
+    const previous = this.fd;
     this.fd = openSync(this.files.current, 'r+');
+    closeSync(previous);
     this.size = JOURNAL_HEADER_BYTES;
     this.defs = new Map();
     this.generation++;
@@ -403,8 +433,8 @@ export class JournalWriter {
   private startCompaction(): void {
     const job: CompactJob = { sqlJs: this.opts.sqlJs, wasm: this.opts.wasm, stateFile: this.opts.stateFile, journalFile: this.files.old, generation: this.generation };
     this.compaction = runCompaction(job)
-      .then((r) => {
-        rmSync(this.files.old, { force: true });
+      .then(async (r) => {
+        await rm(this.files.old, { force: true });
         if (!r.skipped) this.snapshotBytes = r.bytes;
       })
       .catch((e: Error) => {

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -310,6 +310,34 @@ describe('Db: persistence', () => {
     for (const f of await readdir(dir)) if (f.startsWith('state.sqlite')) await writeFile(join(crashed, f), await readFile(join(dir, f)));
     const again = await open({ stateFile: join(crashed, 'state.sqlite') });
     expect(again.get('SELECT count(*) AS n FROM word_memories')).toEqual({ n: written });
+  });
+
+  it('compacts also when the sources run through tsx (whose esbuild wraps functions in __name)', () => {
+    // The worker runs the compaction from the functions' source text; under tsx that text calls __name().
+    const dbModule = new URL('../../src/sandbox/db.ts', import.meta.url).href;
+    const file = join(dir, 'tsx.sqlite');
+    const script = `
+      import { existsSync } from 'node:fs';
+      const { openDatabase } = await import(${JSON.stringify(dbModule)});
+      const file = ${JSON.stringify(file)};
+      const errors = [];
+      const db = await openDatabase({ stateFile: file, compactBytes: 1024, onError: (e) => errors.push(e.message) });
+      db.run("INSERT INTO organizations (id, name, created_at) VALUES ('o', 'O', 't')");
+      let rotated = false;
+      for (let i = 0; i < 400 && !rotated; i++) {
+        db.run('INSERT INTO word_memories (scope_type, scope_id, entry, created_at) VALUES (?, ?, ?, ?)', ['organization', 'o', 'e' + i, 't']);
+        await db.flush();
+        rotated = existsSync(file + '.journal.old');
+      }
+      // The worker folds the old journal into the file and removes it, or reports an error.
+      for (let i = 0; i < 500 && existsSync(file + '.journal.old') && !errors.length; i++) await new Promise((r) => setTimeout(r, 20));
+      const folded = !existsSync(file + '.journal.old');
+      await db.close();
+      console.log(JSON.stringify({ errors, rotated, folded }));
+    `;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual({ errors: [], rotated: true, folded: true });
   });
 
   it('migrates a version 1 state file: request_log leaves it, the rows stay', async () => {
