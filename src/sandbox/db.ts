@@ -58,6 +58,12 @@ export interface OpenOptions {
   init?: (db: Db) => void | Promise<void>;
   /** Fold the journal into the state file once it holds this many bytes (default: 8 MiB or a quarter of the state file, whichever is more). */
   compactBytes?: number;
+  /**
+   * About how large a new store will grow in `init` (a big seed), so that its memory is set aside at once:
+   * sql.js keeps the database in a buffer that otherwise grows by an eighth at a time, copying it all each
+   * time (and each copy makes V8 collect the whole heap, the parsed seed included). Only for a new store.
+   */
+  reserveBytes?: number;
 }
 
 /**
@@ -99,7 +105,7 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
   const SQL = await loadSqlJs();
   const file = opts.stateFile;
   const bytes = file ? await readStateFile(file) : undefined;
-  const sql = bytes ? new SQL.Database(bytes) : new SQL.Database();
+  const sql = bytes ? new SQL.Database(bytes) : opts.reserveBytes ? reservedDatabase(SQL, opts.reserveBytes) : new SQL.Database();
   let db: SqlJsDb | undefined;
   try {
     const migrated = migrate(sql, file);
@@ -128,6 +134,28 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
     throw e;
   }
 }
+
+/**
+ * A new store whose file already has room for `reserve` more bytes: the image of an empty database followed
+ * by zeros. SQLite goes by the page count in the header and writes new pages into the room, and cuts the file
+ * to its pages: the room is never part of an export (nor of the state file).
+ */
+function reservedDatabase(SQL: SqlJsStatic, reserve: number): Database {
+  const empty = new SQL.Database();
+  let image: Uint8Array;
+  try {
+    migrate(empty, undefined);
+    image = empty.export();
+  } finally {
+    empty.close();
+  }
+  const room = new Uint8Array(image.length + Math.min(Math.max(0, Math.floor(reserve)), MAX_RESERVE_BYTES));
+  room.set(image);
+  return new SQL.Database(room);
+}
+
+/** More is not set aside: the buffer grows past it as it would have anyway. */
+const MAX_RESERVE_BYTES = 1024 * 1024 * 1024;
 
 async function readStateFile(file: string): Promise<Uint8Array | undefined> {
   try {

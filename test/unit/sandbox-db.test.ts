@@ -340,6 +340,25 @@ describe('Db: persistence', () => {
     expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual({ errors: [], rotated: true, folded: true });
   });
 
+  it('a store opened with room set aside exports only its pages, and the state file likewise', async () => {
+    const file = join(dir, 'reserved.sqlite');
+    const db = await open({ stateFile: file, reserveBytes: 32 << 20, init: (d) => {
+      d.run("INSERT INTO organizations (id, name, created_at) VALUES ('o', 'O', 't')");
+      d.tx(() => {
+        for (let i = 0; i < 5000; i++) d.run('INSERT INTO word_memories (scope_type, scope_id, entry, created_at) VALUES (?, ?, ?, ?)', ['organization', 'o', 'e' + i, 't']);
+      });
+    } });
+    const pages = Number(db.get<{ n: number }>('SELECT page_count * page_size AS n FROM pragma_page_count, pragma_page_size')!.n);
+    expect(pages).toBeLessThan(4 << 20);
+    expect((await stat(file)).size).toBe(pages);
+    expect(db.export().length).toBe(pages);
+    expect(db.get('PRAGMA integrity_check')).toEqual({ integrity_check: 'ok' });
+    db.run('INSERT INTO word_memories (scope_type, scope_id, entry, created_at) VALUES (?, ?, ?, ?)', ['organization', 'o', 'later', 't']);
+    await db.close();
+    const again = await open({ stateFile: file });
+    expect(again.get('SELECT count(*) AS n FROM word_memories')).toEqual({ n: 5001 });
+  });
+
   it('migrates a version 1 state file: request_log leaves it, the rows stay', async () => {
     const initSqlJs = createRequire(import.meta.url)('sql.js') as typeof import('sql.js');
     const SQL = await initSqlJs();
