@@ -190,9 +190,10 @@ export function createApp(opts: AppOptions): Hono<Env> {
     await next();
     // A request that changed the state is answered once the change is on disk (with --state): an acknowledged
     // write survives a crash. (Its changes, and any before them; a read does not wait for the writes of requests
-    // running beside it.) Routes outside the contract's dispatch wait when anything was committed meanwhile.
+    // running beside it.) Routes outside the contract's dispatch wait when anything was committed meanwhile, and
+    // the control API (/_sandbox/) always: what it shows is on disk when it answers (a sync point for tests).
     try {
-      if (c.get('wrote') ?? rt.db.commits !== commits) await rt.db.flush();
+      if (c.get('wrote') ?? (rt.db.commits !== commits || c.req.path.startsWith(CONTROL_PREFIX + '/'))) await rt.db.flush();
     } catch (e) {
       (opts.errorLog ?? opts.accessLog)?.(`could not save the state: ${(e as Error).message}`);
       c.res = fail(c, new ApiFailure(ERROR_CODES.INTERNAL, 'internal error', 'the sandbox could not write its state file'));
