@@ -252,7 +252,7 @@ complete -c notevox -n '__notevox_using sandbox start' -l port -r -d 'port to li
 complete -c notevox -n '__notevox_using sandbox start' -l rate-limit -r -d 'requests per key and window; 0 turns it off'
 complete -c notevox -n '__notevox_using sandbox start' -l rate-limit-window -x -a 'fixed sliding' -d 'count requests in fixed windows (reset at each window end) or a sliding window (any window-length span)'
 complete -c notevox -n '__notevox_using sandbox start' -l seed -r -d 'seed JSON to load instead of the built-in demo seed (docs/sandbox-seed.md)'
-complete -c notevox -n '__notevox_using sandbox start' -l state -r -d 'keep state in this SQLite file (loaded at start, saved within a second of each change)'
+complete -c notevox -n '__notevox_using sandbox start' -l state -r -d 'keep state in this SQLite file (loaded at start; each change is on disk before it is answered)'
 complete -c notevox -n '__notevox_using sandbox start' -l transcriber-command -r -d 'speech-to-text program for voice jobs, e.g. \'whisper-cli {file}\''
 complete -c notevox -n '__notevox_using sandbox start' -l verbose -d 'log one line per request and webhook attempt to stderr (key id, never a secret)'
 complete -c notevox -n '__notevox_using sandbox start' -l webhook -r -d 'deliver every event to this URL (repeatable); see docs/events.md'

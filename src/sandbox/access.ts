@@ -36,7 +36,85 @@ export interface NoteRow {
 
 export const isSystemKey = (p: Principal) => p.keyType === 'WORKSPACE' || p.keyType === 'ORGANIZATION';
 export const isUserKey = (p: Principal) => p.keyType === 'USER' || p.keyType === 'LEGACY_PERSONAL';
-const SHARED = new Set(['ALL_MEMBER_VIEWER', 'ALL_MEMBER_EDITOR']);
+
+// ---------------------------------------------------------------- the rules as SQL
+
+const SHARED = `('ALL_MEMBER_VIEWER', 'ALL_MEMBER_EDITOR')`;
+
+/**
+ * The visibility rules of one caller as SQL conditions, so that a list is one query that filters and pages
+ * in SQLite. Conditions use the named parameters in `params` (`$uid`, `$ws`, `$org`); their text depends only
+ * on the kind of key, so the statements built from them stay prepared. Lookups are scalar subqueries on
+ * keys: in sql.js (SQLite 3.54) a join or an EXISTS costs several times as much per execution.
+ */
+export interface Visibility {
+  /** `x` is a workspace the key reaches. */
+  reaches(x: string): string;
+  /** The note `n` is readable. */
+  note: string;
+  /** The folder `alias` is visible. */
+  folder(alias: string): string;
+  params: { $uid: number | null; $ws: string | null; $org: string };
+}
+
+type VisibilityText = Omit<Visibility, 'params'>;
+
+/** `select` (one column) finds a row. */
+export const found = (select: string) => `(${select}) IS NOT NULL`;
+
+/** A user (or legacy personal) key reads what its user may: own and shared notes, and notes in folders the user sees. */
+const USER_RULES: VisibilityText = (() => {
+  const reaches = (x: string) => found(`SELECT 1 FROM memberships m WHERE m.user_id = $uid AND m.workspace_guid = ${x} AND ($ws IS NULL OR m.workspace_guid = $ws)`);
+  const folder = (a: string) =>
+    `(${reaches(`${a}.workspace_guid`)} AND (${a}.owner_user_id = $uid OR ${a}.sharing_type IN ${SHARED} OR ` +
+    `(${a}.sharing_type = 'LIMITED' AND ${found(`SELECT 1 FROM folder_members fm WHERE fm.folder_id = ${a}.id AND fm.user_id = $uid`)})))`;
+  // A note without a workspace belongs to its owner and collaborators, for keys not bound to a workspace.
+  const note =
+    `(n.deleted = 0 AND (CASE WHEN n.workspace_guid IS NULL THEN $ws IS NULL ELSE ${reaches('n.workspace_guid')} END) AND ` +
+    `(n.owner_user_id = $uid OR ${found('SELECT 1 FROM note_collaborators nc WHERE nc.note_guid = n.guid AND nc.user_id = $uid')} OR ` +
+    `${found(`SELECT 1 FROM folders f WHERE f.id = n.folder_id AND ${folder('f')}`)}))`;
+  return { reaches, folder, note };
+})();
+
+/** System keys read notes whose own folder is shared with all members (decisions.md §5.2), in the workspaces they reach. */
+function systemRules(reaches: (x: string) => string, legacyScope: boolean): VisibilityText {
+  const folder = (a: string) => `(${reaches(`${a}.workspace_guid`)} AND ${a}.sharing_type IN ${SHARED})`;
+  const shared = legacyScope ? '' : ` AND (SELECT f.sharing_type FROM folders f WHERE f.id = n.folder_id) IN ${SHARED}`;
+  return { reaches, folder, note: `(n.deleted = 0 AND ${reaches('n.workspace_guid')}${shared})` };
+}
+const WORKSPACE_RULES = systemRules((x) => `${x} = $ws`, false);
+const LEGACY_WORKSPACE_RULES = systemRules((x) => `${x} = $ws`, true);
+const ORGANIZATION_RULES = systemRules((x) => found(`SELECT 1 FROM workspaces w WHERE w.guid = ${x} AND w.organization_id = $org`), false);
+
+export function visibility(p: Principal): Visibility {
+  const rules =
+    p.keyType === 'WORKSPACE' ? (p.legacyScope ? LEGACY_WORKSPACE_RULES : WORKSPACE_RULES) : p.keyType === 'ORGANIZATION' ? ORGANIZATION_RULES : USER_RULES;
+  return { ...rules, params: { $uid: p.userId, $ws: p.workspaceGuid, $org: p.organizationId } };
+}
+
+/**
+ * The columns of a note read for the API: the row, plus its participants and collaborators as JSON arrays
+ * (so that a page of notes is one query). `n` is the note.
+ */
+export const NOTE_COLUMNS = `n.*,
+  (SELECT json_group_array(json_object('name', p.name, 'email', p.email) ORDER BY p.position) FROM note_participants p WHERE p.note_guid = n.guid) AS participants_json,
+  (SELECT json_group_array(json_object('userId', c.user_id, 'guid', (SELECT u.guid FROM users u WHERE u.id = c.user_id), 'name', (SELECT u.name FROM users u WHERE u.id = c.user_id),
+     'email', (SELECT u.email FROM users u WHERE u.id = c.user_id), 'role', c.role) ORDER BY c.user_id)
+     FROM note_collaborators c WHERE c.note_guid = n.guid) AS collaborators_json`;
+
+/** A note row with its participants and collaborators (NOTE_COLUMNS). */
+export type NoteRead = NoteRow & { participants_json: string; collaborators_json: string };
+
+/** The note, if it exists, is not deleted and the caller may read it: one query. */
+export function visibleNote(db: Db, p: Principal, guid: string): NoteRead | undefined {
+  const v = visibility(p);
+  return db.get<NoteRead>(`SELECT ${NOTE_COLUMNS} FROM notes n WHERE n.guid = $guid AND ${v.note}`, {
+    ...v.params,
+    $guid: guid,
+  });
+}
+
+// ---------------------------------------------------------------- single checks
 
 /** Workspaces the key reaches. */
 export function reachableWorkspaces(db: Db, p: Principal): string[] {
@@ -49,7 +127,9 @@ export function reachableWorkspaces(db: Db, p: Principal): string[] {
 }
 
 export function reachesWorkspace(db: Db, p: Principal, guid: string): boolean {
-  return reachableWorkspaces(db, p).includes(guid);
+  if (p.keyType === 'WORKSPACE') return p.workspaceGuid !== null && guid === p.workspaceGuid;
+  const v = visibility(p);
+  return db.get(`SELECT 1 AS x WHERE ${v.reaches('$guid')}`, { ...v.params, $guid: guid }) !== undefined;
 }
 
 export function memberRole(db: Db, userId: number | null, workspaceGuid: string): string | undefined {
@@ -63,17 +143,16 @@ function limitedRole(db: Db, folderId: number, userId: number | null): string | 
 }
 
 export function folderVisible(db: Db, p: Principal, f: FolderRow): boolean {
-  if (!reachesWorkspace(db, p, f.workspace_guid)) return false;
-  if (isSystemKey(p)) return SHARED.has(f.sharing_type);
-  if (f.owner_user_id === p.userId) return true;
-  if (f.sharing_type === 'PRIVATE') return false;
-  if (f.sharing_type === 'LIMITED') return limitedRole(db, f.id, p.userId) !== undefined;
-  return true;
+  const v = visibility(p);
+  return db.get(`SELECT 1 AS x FROM folders f WHERE f.id = $id AND ${v.folder('f')}`, { ...v.params, $id: f.id }) !== undefined;
 }
 
-/** Edit access: only user keys; PRIVATE owner only, ALL_MEMBER_EDITOR any member, LIMITED owner or EDITOR members. */
-export function folderEditable(db: Db, p: Principal, f: FolderRow): boolean {
-  if (!isUserKey(p) || !folderVisible(db, p, f)) return false;
+/**
+ * Edit access: only user keys; PRIVATE owner only, ALL_MEMBER_EDITOR any member, LIMITED owner or EDITOR members.
+ * `seen`: the caller has already checked that `p` sees the folder (no second read).
+ */
+export function folderEditable(db: Db, p: Principal, f: FolderRow, seen = false): boolean {
+  if (!isUserKey(p) || !(seen || folderVisible(db, p, f))) return false;
   if (f.owner_user_id === p.userId) return true;
   if (f.sharing_type === 'ALL_MEMBER_EDITOR') return true;
   if (f.sharing_type === 'LIMITED') return limitedRole(db, f.id, p.userId) === 'EDITOR';
@@ -93,19 +172,15 @@ function collaboratorRole(db: Db, noteGuid: string, userId: number | null): stri
 
 /** The note read scope: who may read a note at all (deleted notes are read by nobody). */
 export function noteVisible(db: Db, p: Principal, n: NoteRow): boolean {
-  if (n.deleted) return false;
-  if (n.workspace_guid !== null && !reachesWorkspace(db, p, n.workspace_guid)) return false;
-  if (n.workspace_guid === null && (isSystemKey(p) || p.workspaceGuid !== null)) return false;
-  if (p.keyType === 'WORKSPACE' && p.legacyScope) return true;
-  const folder = n.folder_id !== null ? getFolder(db, n.folder_id) : undefined;
-  if (isSystemKey(p)) return folder !== undefined && SHARED.has(folder.sharing_type);
-  if (n.owner_user_id === p.userId || collaboratorRole(db, n.guid, p.userId) !== undefined) return true;
-  return folder !== undefined && folderVisible(db, p, folder);
+  const v = visibility(p);
+  return db.get(`SELECT 1 AS x FROM notes n WHERE n.guid = $guid AND ${v.note}`, { ...v.params, $guid: n.guid }) !== undefined;
 }
 
-/** UPDATE_CONTENT permission: owner, OWNER/EDITOR collaborators, editors of the note's folder. */
+/**
+ * UPDATE_CONTENT permission: owner, OWNER/EDITOR collaborators, editors of the note's folder. For a note the
+ * caller reads (the app has checked it for every note route: `ctx.note`).
+ */
 export function noteEditable(db: Db, p: Principal, n: NoteRow): boolean {
-  if (!noteVisible(db, p, n)) return false;
   if (isSystemKey(p)) return true; // the key-type rules decide what a system key may write
   if (n.owner_user_id === p.userId) return true;
   const role = collaboratorRole(db, n.guid, p.userId);

@@ -6,7 +6,7 @@ import { LIMITS } from '../contract/limits.js';
 import { openApiText } from '../contract/openapi.js';
 import { scopeAllows } from '../contract/scopes.js';
 import type { Endpoint } from '../contract/types.js';
-import { getNote, noteVisible } from './access.js';
+import { visibleNote } from './access.js';
 import { authenticate } from './auth.js';
 import type { FaultInjector } from './faults.js';
 import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
@@ -29,7 +29,7 @@ export interface AppOptions {
   routes?: Array<(app: Hono) => void>;
 }
 
-type Env = { Bindings: { incoming?: { socket?: { destroy(): void } } }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean } };
+type Env = { Bindings: { incoming?: { socket?: { destroy(): void } } }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean; wrote?: boolean } };
 
 /** Rows of `request_log` kept (older ones are pruned every 1000 requests). */
 export const REQUEST_LOG_KEEP = 10_000;
@@ -186,11 +186,23 @@ export function createApp(opts: AppOptions): Hono<Env> {
 
   app.use('*', async (c, next) => {
     const started = performance.now();
+    const commits = rt.db.commits;
     await next();
+    // A request that changed the state is answered once the change is on disk (with --state): an acknowledged
+    // write survives a crash. (Its changes, and any before them; a read does not wait for the writes of requests
+    // running beside it.) Routes outside the contract's dispatch wait when anything was committed meanwhile, and
+    // the control API (/_sandbox/) always: what it shows is on disk when it answers (a sync point for tests).
+    try {
+      if (c.get('wrote') ?? (rt.db.commits !== commits || c.req.path.startsWith(CONTROL_PREFIX + '/'))) await rt.db.flush();
+    } catch (e) {
+      (opts.errorLog ?? opts.accessLog)?.(`could not save the state: ${(e as Error).message}`);
+      c.res = fail(c, new ApiFailure(ERROR_CODES.INTERNAL, 'internal error', 'the sandbox could not write its state file'));
+    }
     const status = c.res.status;
     const path = new URL(c.req.url).pathname;
     if (opts.accessLog) opts.accessLog(`${c.req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms key=${c.get('keyId') ?? '-'}`);
     try {
+      // request_log is an in-memory table: recording a request does not change the state file.
       const { lastInsertRowid: id } = rt.db.run('INSERT INTO request_log (at, key_id, method, path, status) VALUES (?, ?, ?, ?, ?)', [
         rt.clock.now().toISOString(),
         c.get('keyId') ?? null,
@@ -198,7 +210,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
         path,
         status,
       ]);
-      // Keep the log (and the state file) bounded in a long run: the newest REQUEST_LOG_KEEP rows.
+      // Keep the log bounded in a long run: the newest REQUEST_LOG_KEEP rows.
       if (id % 1000 === 0) rt.db.run('DELETE FROM request_log WHERE id <= ?', [id - REQUEST_LOG_KEEP]);
     } catch {}
   });
@@ -260,8 +272,8 @@ export function createApp(opts: AppOptions): Hono<Env> {
       // Note sub-resources: visibility (404) comes before scope and key-type checks.
       let note;
       if (principal && 'noteGuid' in params) {
-        note = getNote(rt.db, params.noteGuid);
-        if (!note || !noteVisible(rt.db, principal, note)) throw notFound('note');
+        note = visibleNote(rt.db, principal, params.noteGuid);
+        if (!note) throw notFound('note');
       }
       if (principal) authorize(ep, principal);
       if (!handler) throw new ApiFailure(ERROR_CODES.NO_ROUTE, `${ep.method} ${ep.path} has no handler in this sandbox version`);
@@ -276,7 +288,12 @@ export function createApp(opts: AppOptions): Hono<Env> {
         body = parseWith(ep.body, raw === undefined && mask ? {} : raw, 'body');
       }
       if (mask) checkMaskedFields(mask, body);
-      const out = await handler({ endpoint: ep, principal: principal!, params, query, body, rt, req: c.req.raw, note, degraded: c.get('degraded') ?? false });
+      // Whether this request changed the state: a synchronous handler's changes are the commits made while it
+      // ran; an asynchronous one may interleave with other requests, so it counts as a write.
+      const before = rt.db.commits;
+      let out = handler({ endpoint: ep, principal: principal!, params, query, body, rt, req: c.req.raw, note, degraded: c.get('degraded') ?? false });
+      c.set('wrote', rt.db.commits !== before || out instanceof Promise);
+      out = await out;
       const headers: Record<string, string> = ep.deprecated ? { Deprecation: 'true' } : {};
       if (isReply(out)) {
         const r = out as HandlerResult;

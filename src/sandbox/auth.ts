@@ -21,6 +21,9 @@ interface KeyRow {
   created_at: string;
   voice_permission: number;
   legacy_scope: number;
+  user_organization_id: string | null;
+  user_org_admin: number | null;
+  workspace_organization_id: string | null;
 }
 
 /** 401 with the RFC 6750 challenge: none for a missing header, invalid_request when malformed, invalid_token otherwise. */
@@ -43,6 +46,11 @@ const DUMMY_HASH = hashSecret('not a secret', DUMMY_SALT);
 const VERIFY_SQL =
   'SELECT coalesce(k.secret_salt, ?) AS salt, coalesce(k.secret_hash, ?) AS hash, coalesce(k.rowid, 0) AS row ' +
   'FROM (SELECT ? AS wanted) AS w LEFT JOIN api_keys AS k ON k.id = w.wanted';
+
+const KEY_SQL = `SELECT k.*, (SELECT u.organization_id FROM users u WHERE u.id = k.user_id) AS user_organization_id,
+    (SELECT u.org_admin FROM users u WHERE u.id = k.user_id) AS user_org_admin,
+    (SELECT w.organization_id FROM workspaces w WHERE w.guid = k.workspace_guid) AS workspace_organization_id
+  FROM api_keys k WHERE k.rowid = ?`;
 
 /** Split a bearer value into id and secret, or say why it is malformed. */
 export function splitKey(value: string): { id: string; secret: string } | { error: string } {
@@ -68,7 +76,8 @@ export function authenticate(db: Db, header: string | undefined, now: Date): Pri
   const computed = Buffer.from(hashSecret(parts.secret, v.salt), 'hex');
   const stored = Buffer.from(v.hash, 'hex');
   const match = computed.length === stored.length && timingSafeEqual(computed, stored);
-  const row = match && v.row !== 0 ? db.get<KeyRow>('SELECT * FROM api_keys WHERE rowid = ?', [v.row]) : undefined;
+  // Then the key with its user's and its workspace's organization, in one query (subqueries: cheaper than joins in sql.js).
+  const row = match && v.row !== 0 ? db.get<KeyRow>(KEY_SQL, [v.row]) : undefined;
   if (!row) throw unauthorized(ERROR_CODES.AUTH_UNKNOWN, 'invalid API key');
 
   if (row.status !== 'active') throw unauthorized(ERROR_CODES.AUTH_INACTIVE, `API key is ${row.status}`);
@@ -78,16 +87,14 @@ export function authenticate(db: Db, header: string | undefined, now: Date): Pri
   if (row.type === 'LEGACY_PERSONAL' && now.getTime() > Date.parse(LIMITS.legacyKeyCutoff))
     throw unauthorized(ERROR_CODES.AUTH_LEGACY_EXPIRED, `legacy personal API keys stopped working on ${LIMITS.legacyKeyCutoff.slice(0, 10)}`, 'create a workspace key or an account key');
 
-  const user = row.user_id !== null ? db.get<{ organization_id: string; org_admin: number }>('SELECT organization_id, org_admin FROM users WHERE id = ?', [row.user_id]) : undefined;
-  const ws = row.workspace_guid ? db.get<{ organization_id: string }>('SELECT organization_id FROM workspaces WHERE guid = ?', [row.workspace_guid]) : undefined;
   return {
     keyId: row.id,
     keyType: row.type,
     scopes: JSON.parse(row.scopes) as string[],
     userId: row.user_id,
     workspaceGuid: row.workspace_guid,
-    organizationId: row.organization_id ?? user?.organization_id ?? ws?.organization_id ?? '',
-    orgAdmin: Boolean(user?.org_admin),
+    organizationId: row.organization_id ?? row.user_organization_id ?? row.workspace_organization_id ?? '',
+    orgAdmin: Boolean(row.user_org_admin),
     legacyScope: Boolean(row.legacy_scope),
     voicePermission: Boolean(row.voice_permission),
     createdAt: row.created_at,

@@ -1,14 +1,18 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { BindParams, Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
-import { APPLICATION_ID, BOOLEAN_COLUMNS, JSON_COLUMNS, MIGRATIONS, SCHEMA_VERSION, type TableName } from './schema.sql.js';
+import { createJournal, JOURNAL_HEADER_BYTES, journalFiles, journalsExist, JournalWriter, readJournals, removeJournals, replayJournal, syncDir, type JournalStatement } from './journal.js';
+import { APPLICATION_ID, BOOLEAN_COLUMNS, JSON_COLUMNS, MIGRATIONS, SCHEMA_VERSION, TEMP_SCHEMA, type TableName } from './schema.sql.js';
 
 /**
- * The sandbox's state store: SQLite compiled to WASM (sql.js), held in memory and, with a state file,
- * written back atomically shortly after every change.
+ * The sandbox's state store: SQLite compiled to WASM (sql.js), held in memory. With a state file, every
+ * committed change is appended to a journal (journal.ts) and synced before `flush()` resolves (the app
+ * answers a request only then); the journal is folded into the state file in the background, at start-up
+ * and on close. Reads never touch the disk.
  */
 
 /**
@@ -34,52 +38,124 @@ export interface Db {
   tx<T>(fn: () => T): T;
   /** The whole database as SQLite file bytes. */
   export(): Uint8Array;
-  /** Write pending changes to the state file now (no-op without one). */
+  /** Resolves once every change committed so far is on disk (immediately without a state file); rejects when writing it failed. */
   flush(): Promise<void>;
-  /** Flush, then release the database. Further calls throw. */
+  /** How many changes of the state have been committed (a request that changed nothing need not wait for flush()). */
+  readonly commits: number;
+  /** Flush, fold the journal into the state file, then release the database. Further calls throw. */
   close(): Promise<void>;
 }
 
 export interface OpenOptions {
   /** Where state lives between runs. Without it the store is in memory only. */
   stateFile?: string;
-  /** Failures of the background writer. The changes stay pending either way: the next write, flush() or close() retries (and those two raise). */
+  /** Failures of background work (compaction of the journal); nothing is lost by them. */
   onError?: (e: Error) => void;
-  /** Background write timing: a write happens `debounceMs` after the last change, at most `maxWaitMs` after the first. */
-  writeDelay?: { debounceMs: number; maxWaitMs: number };
+  /**
+   * Work on the opened store before changes are journaled (loading a seed): whatever it changes is written
+   * with the state file's first snapshot instead of the journal.
+   */
+  init?: (db: Db) => void | Promise<void>;
+  /** Fold the journal into the state file once it holds this many bytes (default: 8 MiB or a quarter of the state file, whichever is more). */
+  compactBytes?: number;
+  /**
+   * About how large a new store will grow in `init` (a big seed), so that its memory is set aside at once:
+   * sql.js keeps the database in a buffer that otherwise grows by an eighth at a time, copying it all each
+   * time (and each copy makes V8 collect the whole heap, the parsed seed included). Only for a new store.
+   */
+  reserveBytes?: number;
 }
 
-export const DEFAULT_WRITE_DELAY = { debounceMs: 250, maxWaitMs: 1000 } as const;
+/**
+ * SQL functions for the handlers' queries, where SQLite's own would differ from what the API does in
+ * JavaScript (SQLite's lower() folds ASCII only). For reads: the journal replays writes without them.
+ */
+const SQL_FUNCTIONS: Record<string, (...args: any[]) => SqlValue> = {
+  /** How often `needle` (already lower-cased) occurs in `text`, case-insensitively, counted as String#split does. */
+  nvx_occurrences: (text: SqlValue, needle: SqlValue) => (text === null ? 0 : String(text).toLowerCase().split(String(needle)).length - 1),
+  /** String#toLowerCase. */
+  nvx_lower: (text: SqlValue) => (text === null ? null : String(text).toLowerCase()),
+};
+
 /** Prepared statements kept for reuse (least recently used beyond this are freed). */
 const STATEMENT_CACHE_SIZE = 256;
 
 const nodeRequire = createRequire(import.meta.url);
 let sqlJs: Promise<SqlJsStatic> | undefined;
+const sqlJsPaths = () => ({ sqlJs: nodeRequire.resolve('sql.js'), wasm: nodeRequire.resolve('sql.js/dist/sql-wasm.wasm') });
 
 /** sql.js is loaded through createRequire so that it resolves from node_modules both from src and from a bundle in dist/. */
 function loadSqlJs(): Promise<SqlJsStatic> {
   if (!sqlJs) {
+    const { wasm } = sqlJsPaths();
     const initSqlJs = nodeRequire('sql.js') as typeof import('sql.js');
-    const wasm = nodeRequire.resolve('sql.js/dist/sql-wasm.wasm');
     sqlJs = initSqlJs({ locateFile: () => wasm });
   }
   return sqlJs;
 }
 
+/**
+ * Connection settings. The database is private to this process (sql.js keeps it in memory), so SQLite keeps
+ * its lock for good instead of taking and dropping it around every statement, and keeps its rollback journal
+ * in memory: durability comes from the state journal, not from SQLite's.
+ */
+const PRAGMAS = 'PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = ON';
+
 export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
   const SQL = await loadSqlJs();
-  const bytes = opts.stateFile ? await readStateFile(opts.stateFile) : undefined;
-  const sql = bytes ? new SQL.Database(bytes) : new SQL.Database();
+  const file = opts.stateFile;
+  const bytes = file ? await readStateFile(file) : undefined;
+  const sql = bytes ? new SQL.Database(bytes) : opts.reserveBytes ? reservedDatabase(SQL, opts.reserveBytes) : new SQL.Database();
+  let db: SqlJsDb | undefined;
   try {
-    migrate(sql, opts.stateFile);
+    const migrated = migrate(sql, file);
+    sql.exec(PRAGMAS);
+    sql.exec(TEMP_SCHEMA);
+    let next = 0;
+    let journaled = false;
+    if (file) {
+      journaled = journalsExist(file);
+      const journals = readJournals(file, stateGeneration(sql));
+      for (const j of journals.files) replayJournal(sql, j.bytes.subarray(JOURNAL_HEADER_BYTES), j.file);
+      next = journals.next;
+    }
+    db = new SqlJsDb(sql, opts);
+    await opts.init?.(db);
+    if (file) {
+      // One snapshot holding everything so far, then an empty journal continuing it.
+      if (!bytes || migrated || journaled || db.changedSinceSnapshot) db.writeSnapshot(next);
+      createJournal(journalFiles(file).current, next);
+      db.startJournal(next, bytes?.length ?? 0, sqlJsPaths());
+    }
+    return db;
   } catch (e) {
-    sql.close();
+    if (db) db.release();
+    else sql.close();
     throw e;
   }
-  const db = new SqlJsDb(sql, opts);
-  if (!bytes) db.markDirty(); // a new state file is written even before the first change
-  return db;
 }
+
+/**
+ * A new store whose file already has room for `reserve` more bytes: the image of an empty database followed
+ * by zeros. SQLite goes by the page count in the header and writes new pages into the room, and cuts the file
+ * to its pages: the room is never part of an export (nor of the state file).
+ */
+function reservedDatabase(SQL: SqlJsStatic, reserve: number): Database {
+  const empty = new SQL.Database();
+  let image: Uint8Array;
+  try {
+    migrate(empty, undefined);
+    image = empty.export();
+  } finally {
+    empty.close();
+  }
+  const room = new Uint8Array(image.length + Math.min(Math.max(0, Math.floor(reserve)), MAX_RESERVE_BYTES));
+  room.set(image);
+  return new SQL.Database(room);
+}
+
+/** More is not set aside: the buffer grows past it as it would have anyway. */
+const MAX_RESERVE_BYTES = 1024 * 1024 * 1024;
 
 async function readStateFile(file: string): Promise<Uint8Array | undefined> {
   try {
@@ -95,8 +171,13 @@ function pragmaNumber(sql: Database, name: string): number {
   return Number(sql.exec(`PRAGMA ${name}`)[0]?.values[0]?.[0] ?? 0);
 }
 
-/** Bring the schema to SCHEMA_VERSION, refusing files that are not notevox state. */
-function migrate(sql: Database, file: string | undefined) {
+/** The first journal generation the snapshot does not hold. */
+function stateGeneration(sql: Database): number {
+  return Number(sql.exec("SELECT value FROM state_meta WHERE key = 'journal_generation'")[0]?.values[0]?.[0] ?? 0);
+}
+
+/** Bring the schema to SCHEMA_VERSION, refusing files that are not notevox state. Returns whether anything changed. */
+function migrate(sql: Database, file: string | undefined): boolean {
   const notState = (why: string) =>
     new UsageError(`${file} is not a notevox sandbox state file: ${why}`, 'remove it, or pass another --state file');
   let version: number;
@@ -122,6 +203,7 @@ function migrate(sql: Database, file: string | undefined) {
       throw e;
     }
   }
+  return version < SCHEMA_VERSION;
 }
 
 function bindValue(v: unknown): SqlValue {
@@ -133,13 +215,14 @@ function bindValue(v: unknown): SqlValue {
   return JSON.stringify(v);
 }
 
-function bindParams(params: Params | undefined): BindParams | undefined {
+function bindParams(params: Params | undefined): SqlValue[] | Record<string, SqlValue> | undefined {
   if (params === undefined) return undefined;
   if (Array.isArray(params)) return params.map(bindValue);
   const out: Record<string, SqlValue> = {};
   for (const [k, v] of Object.entries(params)) {
     const value = bindValue(v);
-    if (/^[$:@]/.test(k)) out[k] = value;
+    const c = k.charCodeAt(0);
+    if (c === 36 || c === 58 || c === 64) out[k] = value; // $ : @
     else for (const prefix of ['$', ':', '@']) out[prefix + k] = value;
   }
   return out;
@@ -148,21 +231,28 @@ function bindParams(params: Params | undefined): BindParams | undefined {
 class SqlJsDb implements Db {
   private depth = 0;
   private closed = false;
-  private dirty = false;
-  private timer: NodeJS.Timeout | null = null;
-  private firstDirtyAt: number | null = null;
-  /** Writes are serialized on this chain; it never rejects. */
-  private writing: Promise<void> = Promise.resolve();
-  private readonly delay: { debounceMs: number; maxWaitMs: number };
   private readonly statements = new Map<string, Statement>();
+  /** Set by the update hook when the statement running changed a row of the state (not of the in-memory tables). */
+  private changedState = false;
+  /** The rowid of the last row inserted (what last_insert_rowid() would answer), from the update hook. */
+  private lastRowid = 0;
+  /** Statements of the open transaction that changed the state, with the buffer length at each savepoint. */
+  private txStatements: JournalStatement[] = [];
+  private savepoints: number[] = [];
+  private journal: JournalWriter | null = null;
+  /** The state has changed since the last snapshot in a way the journal does not hold (before the journal starts). */
+  changedSinceSnapshot = false;
+  commits = 0;
 
   constructor(
     private readonly sql: Database,
     private readonly opts: OpenOptions,
   ) {
-    this.delay = opts.writeDelay ?? DEFAULT_WRITE_DELAY;
-    // Row changes made through any call (INSERT … RETURNING via all(), for example) mark the state dirty.
-    sql.updateHook(() => this.markDirty());
+    sql.updateHook((op, database, _table, rowid) => {
+      if (op === 'insert') this.lastRowid = rowid;
+      if (database === 'main') this.changedState = true;
+    });
+    for (const [name, fn] of Object.entries(SQL_FUNCTIONS)) sql.create_function(name, fn);
   }
 
   private open(): Database {
@@ -182,19 +272,43 @@ class SqlJsDb implements Db {
       this.statements.delete(oldest);
       old.free();
     }
+    const bound = bindParams(params);
+    this.changedState = false;
+    let result: R;
     try {
-      const bound = bindParams(params);
-      if (bound !== undefined) stmt.bind(bound);
-      return consume(stmt);
+      if (bound !== undefined) stmt.bind(bound as BindParams);
+      result = consume(stmt);
     } finally {
       stmt.reset();
+    }
+    if (this.changedState) this.record([sqlText, bound]);
+    return result;
+  }
+
+  /** A statement that changed the state: into the open transaction's record, or a record of its own. */
+  private record(statement: JournalStatement): void {
+    if (!this.journal) {
+      this.changedSinceSnapshot = true;
+      return;
+    }
+    if (this.depth > 0) this.txStatements.push(statement);
+    else {
+      this.journal.append([statement]);
+      this.commits++;
     }
   }
 
   private query<T>(sqlText: string, params: Params | undefined, limit: number): T[] {
     return this.execute(sqlText, params, (stmt) => {
       const rows: T[] = [];
-      while (rows.length < limit && stmt.step()) rows.push(stmt.getAsObject() as T);
+      if (rows.length >= limit || !stmt.step()) return rows;
+      const columns = stmt.getColumnNames();
+      do {
+        const values = stmt.get();
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < columns.length; i++) row[columns[i]] = values[i];
+        rows.push(row as T);
+      } while (rows.length < limit && stmt.step());
       return rows;
     });
   }
@@ -213,10 +327,7 @@ class SqlJsDb implements Db {
         // drain (a RETURNING clause yields rows)
       }
     });
-    this.markDirty();
-    const changes = this.sql.getRowsModified();
-    const lastInsertRowid = Number(this.get<{ id: number }>('SELECT last_insert_rowid() AS id')!.id);
-    return { changes, lastInsertRowid };
+    return { changes: this.sql.getRowsModified(), lastInsertRowid: this.lastRowid };
   }
 
   tx<T>(fn: () => T): T {
@@ -224,6 +335,8 @@ class SqlJsDb implements Db {
     const outer = this.depth === 0;
     const savepoint = `nvx_sp_${this.depth}`;
     const undo = () => {
+      if (outer) this.txStatements = [];
+      else this.txStatements.length = this.savepoints.pop()!;
       try {
         sql.exec(outer ? 'ROLLBACK' : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
       } catch {
@@ -231,6 +344,7 @@ class SqlJsDb implements Db {
       }
     };
     sql.exec(outer ? 'BEGIN' : `SAVEPOINT ${savepoint}`);
+    if (!outer) this.savepoints.push(this.txStatements.length);
     this.depth++;
     let result: T;
     try {
@@ -248,6 +362,13 @@ class SqlJsDb implements Db {
       undo();
       throw e;
     }
+    if (!outer) this.savepoints.pop();
+    else if (this.txStatements.length) {
+      const statements = this.txStatements;
+      this.txStatements = [];
+      this.journal?.append(statements);
+      this.commits++;
+    }
     return result;
   }
 
@@ -256,69 +377,55 @@ class SqlJsDb implements Db {
     return this.open().export();
   }
 
-  /** Note a change and (re)arm the debounced writer. */
-  markDirty(): void {
-    if (!this.opts.stateFile || this.closed) return;
-    this.dirty = true;
-    const now = Date.now();
-    this.firstDirtyAt ??= now;
-    const due = Math.min(now + this.delay.debounceMs, this.firstDirtyAt + this.delay.maxWaitMs);
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.persist().catch((e: Error) => this.opts.onError?.(e));
-    }, Math.max(0, due - now));
-    this.timer.unref();
+  /** Start journaling changes to the state file's journal of `generation` (already created). */
+  startJournal(generation: number, snapshotBytes: number, paths: { sqlJs: string; wasm: string }): void {
+    this.journal = new JournalWriter({ stateFile: this.opts.stateFile!, generation, snapshotBytes, compactBytes: this.opts.compactBytes, ...paths, onError: this.opts.onError });
   }
 
-  /** Queue a write of the current state. Runs from the microtask queue, so never inside a synchronous tx(). */
-  private persist(): Promise<void> {
-    const p = this.writing.then(() => this.writeIfDirty());
-    this.writing = p.catch(() => undefined);
-    return p;
-  }
-
-  private async writeIfDirty(): Promise<void> {
-    const file = this.opts.stateFile;
-    if (!file || !this.dirty || this.closed) return;
-    this.dirty = false;
-    this.firstDirtyAt = null;
-    const bytes = this.sql.export();
+  /**
+   * Write the whole state as the state file, holding every journal below `generation`, and remove the
+   * journals. Blocks while SQLite exports: for start-up and shutdown only.
+   */
+  writeSnapshot(generation: number): void {
+    const file = this.opts.stateFile!;
+    this.sql.exec(`INSERT OR REPLACE INTO state_meta (key, value) VALUES ('journal_generation', ${generation})`);
     try {
-      await writeAtomically(file, bytes);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileAtomic(file, this.sql.export(), { mode: 0o600, sync: true });
+      syncDir(dirname(file));
     } catch (e) {
-      this.dirty = true;
       throw new Error(`cannot write the sandbox state file ${file}: ${(e as Error).message}`, { cause: e });
     }
+    this.changedSinceSnapshot = false;
+    removeJournals(file);
   }
 
   async flush(): Promise<void> {
     this.open();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.persist();
+    await this.journal?.flush();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     try {
-      await this.flush();
-      if (this.dirty) await this.flush(); // changes made while the first write was in flight
+      const journal = this.journal;
+      this.journal = null;
+      if (journal) {
+        await journal.close();
+        this.writeSnapshot(journal.generation + 1);
+      }
     } finally {
-      if (this.timer) clearTimeout(this.timer);
-      this.timer = null;
-      this.closed = true;
-      for (const stmt of this.statements.values()) stmt.free();
-      this.statements.clear();
-      this.sql.close();
+      this.release();
     }
   }
-}
 
-/** The state file: synced to disk, then renamed over the old one (io/atomic-file). */
-async function writeAtomically(file: string, bytes: Uint8Array): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  writeFileAtomic(file, bytes, { mode: 0o600, sync: true });
+  /** Free the statements and the database. */
+  release(): void {
+    this.closed = true;
+    for (const stmt of this.statements.values()) stmt.free();
+    this.statements.clear();
+    this.sql.close();
+  }
 }
 
 // ---- Row mapping: booleans and JSON back from their stored form ----

@@ -56,13 +56,5 @@ export function keysetPage<R>(opts: {
   return { rows: page, nextCursor: more ? encodeCursor({ k: opts.keyOf(page[page.length - 1]) }) : null };
 }
 
-/** Offset paging over an in-memory, already filtered list. */
-export function offsetPage<R>(all: R[], cursor: string | undefined, size: number): { rows: R[]; nextCursor: string | null } {
-  const c = decodeCursor<{ o: number }>(cursor, (v) => Number.isInteger(v?.o) && v.o >= 0);
-  const start = c?.o ?? 0;
-  const rows = all.slice(start, start + size);
-  return { rows, nextCursor: start + size < all.length ? encodeCursor({ o: start + size }) : null };
-}
-
 /** Where the sandbox's own control API lives (docs/sandbox.md); never part of the service's contract. */
 export const CONTROL_PREFIX = '/_sandbox';

@@ -2,6 +2,7 @@
  * The sandbox's data model (service-interface.md resources, decisions.md §3–§4).
  *
  * Conventions: timestamps are ISO 8601 text (`Date#toISOString()`); columns declared `BOOLEAN` hold 0/1;
+ * every table has a rowid (no WITHOUT ROWID: the state journal notices changes through SQLite's update hook);
  * columns declared `JSON_TEXT` hold JSON (TEXT affinity). `decodeRow` in db.ts maps both back, using
  * BOOLEAN_COLUMNS / JSON_COLUMNS below (a unit test checks they match the DDL).
  */
@@ -356,10 +357,44 @@ CREATE TABLE live_notes (
 `;
 
 /**
+ * Version 4: indexes for keyset paging (note lists newest first, per workspace and per folder; wiki pages by
+ * name); request_log leaves the state file (it lives in memory, TEMP_SCHEMA) so that reads do not change
+ * the state; state_meta holds the journal generation the snapshot includes (db.ts).
+ */
+const SCHEMA_V4 = `
+DROP TABLE request_log;
+DROP INDEX notes_by_workspace;
+DROP INDEX notes_by_folder;
+CREATE INDEX notes_by_time ON notes(created_at, id);
+CREATE INDEX notes_by_workspace ON notes(workspace_guid, created_at, id);
+CREATE INDEX notes_by_folder ON notes(folder_id, created_at, id);
+CREATE INDEX wiki_pages_by_name ON wiki_pages(workspace_guid, canonical_name COLLATE NOCASE, guid);
+CREATE TABLE state_meta (
+  key TEXT PRIMARY KEY,
+  value
+);
+`;
+
+/**
  * Migrations: MIGRATIONS[n] brings a store at `PRAGMA user_version = n` to n + 1.
  * Append a new entry for every change; never edit a shipped one.
  */
-export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
+export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4];
+
+/**
+ * Tables created in memory on every open, never stored: every request the sandbox answered (tests use it
+ * to prove a dry run sent nothing). Pruned to the newest rows by the app.
+ */
+export const TEMP_SCHEMA = `
+CREATE TEMP TABLE request_log (
+  id INTEGER PRIMARY KEY, -- not AUTOINCREMENT: a temp.sqlite_sequence would hide main.sqlite_sequence from unqualified names
+  at TEXT NOT NULL,
+  key_id TEXT,
+  method TEXT NOT NULL,
+  path TEXT NOT NULL,
+  status INTEGER NOT NULL
+);
+`;
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** `PRAGMA application_id` of notevox sandbox state files ("NVXS"). */
 export const APPLICATION_ID = 0x4e565853;
@@ -388,10 +423,13 @@ export const JSON_COLUMNS = {
   live_notes: ['pending', 'stops'],
 } as const;
 
+/** The tables of the state file. */
 export const TABLES = [
   'organizations', 'workspaces', 'users', 'memberships', 'api_keys', 'folders', 'folder_members', 'notes',
   'note_participants', 'note_collaborators', 'paragraphs', 'templates', 'summaries', 'documents', 'share_links',
-  'word_memories', 'wiki_pages', 'wiki_mentions', 'voice_jobs', 'request_log',
+  'word_memories', 'wiki_pages', 'wiki_mentions', 'voice_jobs', 'state_meta',
   'webhook_endpoints', 'events', 'webhook_deliveries', 'webhook_attempts', 'live_notes',
 ] as const;
-export type TableName = (typeof TABLES)[number];
+/** The tables held in memory only (TEMP_SCHEMA). */
+export const TEMP_TABLES = ['request_log'] as const;
+export type TableName = (typeof TABLES)[number] | (typeof TEMP_TABLES)[number];

@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { folderVisible, getFolder, type FolderRow, type NoteRow } from './access.js';
+import { folderVisible, found, getFolder, type FolderRow, type NoteRead, type NoteRow, type Visibility } from './access.js';
 import type { Principal } from './types.js';
 
 /** Row → API shape conversions shared by the handlers. */
@@ -31,12 +31,15 @@ export function workspaceJson(w: WorkspaceRow) {
 
 export const WEB_APP_URL = 'https://app.notevox.example';
 
-export function noteJson(db: Db, n: NoteRow) {
-  const participants = db.all<{ name: string; email: string | null }>('SELECT name, email FROM note_participants WHERE note_guid = ? ORDER BY position', [n.guid]);
-  const collaborators = db.all<{ user_id: number; guid: string | null; name: string; email: string | null; role: string }>(
-    'SELECT c.user_id, u.guid, u.name, u.email, c.role FROM note_collaborators c JOIN users u ON u.id = c.user_id WHERE c.note_guid = ? ORDER BY c.user_id',
-    [n.guid],
-  );
+/** A note in the API's shape. A row read with NOTE_COLUMNS carries its participants and collaborators; for another, they are read here. */
+export function noteJson(db: Db, n: NoteRow | NoteRead) {
+  const read = 'participants_json' in n;
+  const participants: Array<{ name: string; email: string | null }> = read
+    ? JSON.parse(n.participants_json)
+    : db.all('SELECT name, email FROM note_participants WHERE note_guid = ? ORDER BY position', [n.guid]);
+  const collaborators: Array<{ userId: number; guid: string | null; name: string; email: string | null; role: string }> = read
+    ? JSON.parse(n.collaborators_json)
+    : db.all('SELECT c.user_id AS userId, u.guid, u.name, u.email, c.role FROM note_collaborators c JOIN users u ON u.id = c.user_id WHERE c.note_guid = ? ORDER BY c.user_id', [n.guid]);
   return {
     guid: n.guid,
     title: n.title,
@@ -50,29 +53,49 @@ export function noteJson(db: Db, n: NoteRow) {
     translateLocale: n.translate_locale,
     webUrl: `${WEB_APP_URL}/notes/${n.guid}`,
     // A user's seeded guid, else `user-<id>` (docs/sandbox-seed.md).
-    collaborators: collaborators.map((c) => ({ guid: c.guid ?? `user-${c.user_id}`, name: c.name, email: c.email, role: c.role })),
+    collaborators: collaborators.map((c) => ({ guid: c.guid ?? `user-${c.userId}`, name: c.name, email: c.email, role: c.role })),
     participants: participants.map((p) => ({ name: p.name, email: p.email })),
     workspaceGuid: n.workspace_guid,
   };
 }
 
+/** Extra columns of a folder list (FOLDER_LIST_COLUMNS): what folderJson would otherwise look up per folder. */
+export interface FolderListRow extends FolderRow {
+  visible_parent_id: number | null;
+  members_json: string;
+}
+
+/** The columns of a folder `f` for folderJson in one query: the parent if the caller sees it, and the LIMITED members. */
+export function folderListColumns(v: Visibility): string {
+  return `f.*, CASE WHEN ${found(`SELECT 1 FROM folders pf WHERE pf.id = f.parent_id AND ${v.folder('pf')}`)} THEN f.parent_id END AS visible_parent_id,
+    (SELECT json_group_array(json_object('userId', fm.user_id, 'role', fm.role) ORDER BY fm.user_id) FROM folder_members fm WHERE fm.folder_id = f.id) AS members_json`;
+}
+
 /** The move/list shape; `parentId` is null when the parent is not visible to the caller. */
-export function folderJson(db: Db, f: FolderRow, p: Principal) {
-  const parent = f.parent_id !== null ? getFolder(db, f.parent_id) : undefined;
+export function folderJson(db: Db, f: FolderRow | FolderListRow, p: Principal) {
+  const listed = 'members_json' in f;
+  let parentId: number | null;
+  if (listed) parentId = f.visible_parent_id;
+  else {
+    const parent = f.parent_id !== null ? getFolder(db, f.parent_id) : undefined;
+    parentId = parent && folderVisible(db, p, parent) ? parent.id : null;
+  }
   const out: Record<string, unknown> = {
     id: String(f.id),
     workspaceGuid: f.workspace_guid,
     title: f.title,
     description: f.description ?? '',
     sharingType: f.sharing_type,
-    parentId: parent && folderVisible(db, p, parent) ? String(parent.id) : null,
+    parentId: parentId !== null ? String(parentId) : null,
     color: f.color,
     isTeamFolder: f.sharing_type !== 'PRIVATE',
     createdAt: f.created_at,
     updatedAt: f.updated_at,
   };
   if (f.sharing_type === 'LIMITED')
-    out.members = db.all<{ user_id: number; role: string }>('SELECT user_id, role FROM folder_members WHERE folder_id = ? ORDER BY user_id', [f.id]).map((m) => ({ userId: m.user_id, role: m.role }));
+    out.members = listed
+      ? JSON.parse(f.members_json)
+      : db.all<{ user_id: number; role: string }>('SELECT user_id, role FROM folder_members WHERE folder_id = ? ORDER BY user_id', [f.id]).map((m) => ({ userId: m.user_id, role: m.role }));
   return out;
 }
 

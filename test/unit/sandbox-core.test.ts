@@ -729,6 +729,30 @@ describe('state file', () => {
     }
   });
 
+  it('answers a write once it is on disk, and a read without waiting for the writes of others', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'notevox-state-'));
+    const sb = await inProcessSandbox({ stateFile: join(dir, 'state.db') });
+    try {
+      // The journal's sync is held until released: a write is not answered meanwhile, a read is.
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const flush = sb.db.flush.bind(sb.db);
+      Object.assign(sb.db, { flush: () => held.then(flush) });
+      let answered = false;
+      const write = sb.call('PATCH', `/v1/external/notes/${DEMO_NOTES.roadmapReview}?updateMask=title`, { key: K.admin, body: { title: 'Held' } }).then((r) => ((answered = true), r));
+      const timeout = new Promise<'timed out'>((r) => setTimeout(() => r('timed out'), 2000));
+      const read = await Promise.race([sb.call('GET', `/v1/external/notes/${DEMO_NOTES.roadmapReview}`, { key: K.admin }), timeout]);
+      expect(read).not.toBe('timed out');
+      expect((read as { status: number }).status).toBe(200);
+      expect(answered).toBe(false);
+      release();
+      expect((await write).status).toBe(200);
+    } finally {
+      await sb.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('on reload lists only the keys whose secrets are public demo values', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'notevox-state-'));
     try {

@@ -1,7 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
 import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import { LIMITS } from '../../src/contract/limits.js';
@@ -10,7 +12,7 @@ import { DEMO_KEYS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { uploadSignature } from '../../src/sandbox/voice/jobs.js';
 import { ORPHANED_MESSAGE } from '../../src/sandbox/voice/worker.js';
 import { garbageWav, speechLikeWav, THREE_WORDS, writeLargeWav } from '../helpers/audio.js';
-import { inProcessSandbox } from '../helpers/sandbox.js';
+import { inProcessSandbox, startTestSandbox } from '../helpers/sandbox.js';
 
 const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, `${k.id}.${k.secret}`])) as Record<keyof typeof DEMO_KEYS, string>;
 const JOBS = '/v1/external/voice-file/jobs';
@@ -430,5 +432,96 @@ describe('transcriber command and word memories', () => {
     const done = await withCommand(`echo 'model not found: base.en' >&2; echo second line >&2; exit 3 # {file}`);
     expect(done.status).toBe('FAILED');
     expect(done.errorMessage).toBe('the transcriber command failed (exit code 3): model not found: base.en');
+  });
+});
+
+describe('uploads over a socket (the raw request piped to the file)', () => {
+  type Running = Awaited<ReturnType<typeof startTestSandbox>>;
+  let live: Running;
+  beforeAll(async () => {
+    live = await startTestSandbox({ options: { jobSeconds: PACE_SECONDS } });
+  });
+  afterAll(async () => {
+    await live.close();
+  });
+
+  async function liveJob() {
+    const r = await fetch(`${live.baseUrl}${JOBS}`, { method: 'POST', headers: { authorization: `Bearer ${K.workspaceKey}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(r.status).toBe(200);
+    return (await r.json()) as { id: string; uploadUri: string };
+  }
+  const partsOf = (id: string) => readdirSync(live.rt.uploadDir).filter((f) => f.startsWith(id));
+
+  /**
+   * PUT chunks of `chunk` until `total` bytes were sent or an answer came (as a client streaming a file does),
+   * with backpressure. `abortAfter` destroys the socket after that many bytes instead.
+   */
+  function stream(uri: string, chunk: Buffer, total: number, abortAfter?: number): Promise<{ status: number; body: string; sent: number } | { aborted: number }> {
+    return new Promise((resolve, reject) => {
+      let sent = 0;
+      let answered = false;
+      const req = request(uri, { method: 'PUT', headers: { 'content-type': 'audio/wav', 'transfer-encoding': 'chunked' } }, (res) => {
+        answered = true;
+        let body = '';
+        res.setEncoding('utf8').on('data', (s: string) => (body += s));
+        res.on('end', () => {
+          resolve({ status: res.statusCode!, body, sent });
+          req.destroy();
+        });
+      });
+      req.on('error', (e) => (answered || abortAfter !== undefined ? undefined : reject(e)));
+      const pump = () => {
+        while (!answered && sent < total) {
+          if (abortAfter !== undefined && sent >= abortAfter) {
+            req.destroy();
+            return resolve({ aborted: sent });
+          }
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        if (!answered && sent >= total) req.end();
+      };
+      pump();
+    });
+  }
+
+  it('stores every byte, counted, without a web stream between the socket and the file', async () => {
+    const { id, uploadUri } = await liveJob();
+    const chunk = Buffer.alloc(256 * 1024, 7);
+    chunk.set(speech.bytes.subarray(0, 64));
+    const toWeb = vi.spyOn(Readable, 'toWeb');
+    const fromWeb = vi.spyOn(Readable, 'fromWeb');
+    let r;
+    try {
+      r = await stream(uploadUri, chunk, 40 * chunk.length);
+      expect(toWeb).not.toHaveBeenCalled();
+      expect(fromWeb).not.toHaveBeenCalled();
+    } finally {
+      toWeb.mockRestore();
+      fromWeb.mockRestore();
+    }
+    expect(r).toMatchObject({ status: 200 });
+    expect(JSON.parse((r as { body: string }).body)).toMatchObject({ jobId: id, bytes: 40 * chunk.length });
+    const stored = partsOf(id);
+    expect(stored).toHaveLength(1);
+    expect(readFileSync(join(live.rt.uploadDir, stored[0])).length).toBe(40 * chunk.length);
+  });
+
+  it('answers 413 to a client still sending past 500 MB (not a reset), and removes the partial file', async () => {
+    const { id, uploadUri } = await liveJob();
+    const r = await stream(uploadUri, Buffer.alloc(4 << 20), LIMITS.uploadMaxBytes + (64 << 20));
+    expect(r).toMatchObject({ status: 413 });
+    const body = JSON.parse((r as { body: string }).body);
+    expect(body.error.code).toBe(413000);
+    expect(body.error.detail).toContain('cut off');
+    expect(partsOf(id)).toEqual([]);
+  });
+
+  it('removes the partial file of a client that goes away mid-upload; the job still takes an upload', async () => {
+    const { id, uploadUri } = await liveJob();
+    expect(await stream(uploadUri, Buffer.alloc(64 * 1024), 64 << 20, 1 << 20)).toMatchObject({ aborted: 1 << 20 });
+    for (let i = 0; i < 100 && partsOf(id).length; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(partsOf(id)).toEqual([]);
+    expect(await stream(uploadUri, speech.bytes, speech.bytes.length)).toMatchObject({ status: 200 });
   });
 });

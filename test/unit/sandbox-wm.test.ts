@@ -161,6 +161,25 @@ describe('word memories: bulk writes', () => {
     expect((await call(K.admin, 'workspace', 'get', { ws: support, id: jira.id })).json.entry).toBe('Jira');
   });
 
+  it('applies the items of an update in order: a rename may take an entry an earlier item freed', async () => {
+    const made = await call(K.admin, 'workspace', 'create', { ws: support, body: { entries: [{ entry: 'Alpha' }, { entry: 'Beta' }] } });
+    const [alpha, beta] = made.json.content;
+    const r = await call(K.admin, 'workspace', 'update', {
+      ws: support,
+      body: { entries: [{ id: beta.id, entry: 'Gamma' }, { id: alpha.id, entry: 'Beta' }, { id: beta.id, subEntry: 'G' }] },
+    });
+    expect(r.status).toBe(200);
+    expect(r.json.content.map((w: any) => [w.id, w.entry, w.subEntry])).toEqual([
+      [beta.id, 'Gamma', 'G'],
+      [alpha.id, 'Beta', null],
+    ]);
+    // The other way round the first item clashes, and nothing of the request is kept.
+    const clash = await call(K.admin, 'workspace', 'update', { ws: support, body: { entries: [{ id: alpha.id, entry: 'Gamma' }, { id: beta.id, entry: 'Delta' }] } });
+    expectError(clash, 409, 409000);
+    expect(clash.json.error.message).toBe(`entries[0].entry: "Gamma" already exists in this scope (id ${beta.id})`);
+    expect((await call(K.admin, 'workspace', 'get', { ws: support, id: beta.id })).json.entry).toBe('Gamma');
+  });
+
   it('deletes in bulk with 200 and a body, reporting unknown ids', async () => {
     const made = await call(K.admin, 'organization', 'create', { body: { entries: entries('gone', 5) } });
     const ids = made.json.content.map((w: any) => w.id);

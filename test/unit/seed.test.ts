@@ -236,6 +236,32 @@ describe('seed defaults', () => {
   });
 });
 
+describe('big seeds', () => {
+  it('loads 150k word memories without ids and many notes through batches, every value as a row-by-row insert stores it', async () => {
+    // More rows than one batch of the loader, interleaved tables (notes, their collaborators and paragraphs),
+    // and more ids to assign than Math.max(...ids) can take as arguments.
+    const s = minimal();
+    const notes = 12_000;
+    for (let i = 0; i < notes; i++)
+      s.notes!.push({ guid: `nb${String(i).padStart(11, '0')}`, title: `N ${i}`, ownerUserId: 1, workspaceGuid: 'wsAAAAAAAAAAAAA1', sourceType: i % 2 ? 'text' : 'recording', paragraphs: [{ text: `p ${i}` }] });
+    s.wordMemories = Array.from({ length: 150_000 }, (_, i) => ({ scope: 'user' as const, scopeId: 1, entry: `w${i}`, subEntry: i % 2 ? null : `s${i}` }));
+    const db = await openDatabase({ reserveBytes: 64 << 20 });
+    try {
+      const summary = loadSeed(db, s);
+      expect(summary.counts).toMatchObject({ notes: notes + 1, paragraphs: notes + 1, note_collaborators: notes + 1, word_memories: 150_000 });
+      expect(count(db, 'SELECT count(*) FROM word_memories')).toBe(150_000);
+      expect(db.get("SELECT id, typeof(id) AS t, scope_id, typeof(scope_id) AS st, sub_entry FROM word_memories WHERE entry = 'w149999'")).toEqual({ id: 150_000, t: 'integer', scope_id: '1', st: 'text', sub_entry: null });
+      expect(db.get("SELECT sub_entry FROM word_memories WHERE entry = 'w149998'")).toEqual({ sub_entry: 's149998' });
+      expect(db.get("SELECT id, deleted, typeof(deleted) AS dt, folder_id FROM notes WHERE guid = 'nb00000011999'")).toEqual({ id: notes + 1, deleted: 0, dt: 'integer', folder_id: null });
+      expect(decodeRow('paragraphs', db.get("SELECT locked, diarized_segments, summary FROM paragraphs WHERE note_guid = 'nb00000011999'")!)).toEqual({ locked: false, diarized_segments: [], summary: null });
+      expect(count(db, 'SELECT count(*) FROM note_collaborators c JOIN notes n ON n.guid = c.note_guid')).toBe(notes + 1);
+      expect(db.get('PRAGMA foreign_key_check')).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe('seed validation', () => {
   it('names the JSON path and the rule of shape errors', async () => {
     const s = minimal() as any;

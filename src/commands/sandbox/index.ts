@@ -17,7 +17,7 @@ export function registerSandbox(program: Command): void {
       .addOption(new Option('--port <port>', 'port to listen on (0 = any free port)').default('4010'))
       .addOption(new Option('--host <host>', 'address to bind (other than loopback, other machines reach it, and its demo keys are public)').default('127.0.0.1'))
       .option('--seed <file>', 'seed JSON to load instead of the built-in demo seed (docs/sandbox-seed.md)')
-      .option('--state <file>', 'keep state in this SQLite file (loaded at start, saved within a second of each change)')
+      .option('--state <file>', 'keep state in this SQLite file (loaded at start; each change is on disk before it is answered)')
       .addOption(new Option('--rate-limit <n/60s>', 'requests per key and window; 0 turns it off').default(RATE_LIMIT_SPEC))
       .addOption(new Option('--rate-limit-window <kind>', 'count requests in fixed windows (reset at each window end) or a sliding window (any window-length span)').choices(RATE_LIMIT_WINDOWS).default('fixed'))
       .option('--faults <spec>', 'inject faults, e.g. "503=0.1,429=0.05:2,reset=0.02,latency=0.2:50-400"')

@@ -1,8 +1,8 @@
 import { LIMITS } from '../../contract/limits.js';
-import { folderEditable, folderVisible, getFolder, reachesWorkspace, type FolderRow } from '../access.js';
+import { folderEditable, folderVisible, getFolder, reachesWorkspace, visibility, type FolderRow } from '../access.js';
 import type { Db } from '../db.js';
 import { badRequest, forbidden, notFound, unprocessable } from '../http.js';
-import { folderCreatedJson, folderJson } from '../serialize.js';
+import { folderCreatedJson, folderJson, folderListColumns, type FolderListRow } from '../serialize.js';
 import type { HandlerContext, HandlerMap, Principal } from '../types.js';
 import { folderSubtree } from './notes-core.js';
 
@@ -47,7 +47,7 @@ function visibleFolder(db: Db, p: Principal, id: string | number, what = 'folder
 /** A folder the caller may change: 404 when it cannot see it, 403003 when it may only view it. */
 function editableFolder(db: Db, p: Principal, id: string | number): FolderRow {
   const f = visibleFolder(db, p, id);
-  if (!folderEditable(db, p, f)) throw forbidden('you may not change this folder', `folder edit permission required on folder ${f.id}`);
+  if (!folderEditable(db, p, f, true)) throw forbidden('you may not change this folder', `folder edit permission required on folder ${f.id}`);
   return f;
 }
 
@@ -86,10 +86,15 @@ function membersOf(db: Db, folderId: number): Member[] {
   return db.all<{ user_id: number; role: Member['role'] }>('SELECT user_id, role FROM folder_members WHERE folder_id = ?', [folderId]).map((m) => ({ userId: m.user_id, role: m.role }));
 }
 
+/** The folders of a workspace the caller sees, with what their JSON needs, in one query. */
 function listFolders(ctx: HandlerContext, workspaceGuid: string) {
   const { db } = ctx.rt;
-  const rows = db.all<FolderRow>('SELECT * FROM folders WHERE workspace_guid = ? ORDER BY id', [workspaceGuid]);
-  return { content: rows.filter((f) => folderVisible(db, ctx.principal, f)).map((f) => folderJson(db, f, ctx.principal)), nextCursor: null };
+  const v = visibility(ctx.principal);
+  const rows = db.all<FolderListRow>(`SELECT ${folderListColumns(v)} FROM folders f WHERE f.workspace_guid = $ws_list AND ${v.folder('f')} ORDER BY f.id`, {
+    ...v.params,
+    $ws_list: workspaceGuid,
+  });
+  return { content: rows.map((f) => folderJson(db, f, ctx.principal)), nextCursor: null };
 }
 
 /** A parent for a new folder: visible (404), same workspace (422), editable by the caller (403003). */
@@ -97,7 +102,7 @@ function checkNewParent(db: Db, p: Principal, parentId: string, workspaceGuid: s
   const parent = visibleFolder(db, p, parentId, 'parent folder');
   if (parent.workspace_guid !== workspaceGuid)
     throw unprocessable('the parent folder is in another workspace', `parentId: folder ${parent.id} is in workspace ${parent.workspace_guid}, not ${workspaceGuid}`);
-  if (!folderEditable(db, p, parent)) throw forbidden('you may not create folders in this folder', `folder edit permission required on folder ${parent.id}`);
+  if (!folderEditable(db, p, parent, true)) throw forbidden('you may not create folders in this folder', `folder edit permission required on folder ${parent.id}`);
   return parent;
 }
 

@@ -1,8 +1,8 @@
 import { ERROR_CODES } from '../../contract/errors.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
-import { folderVisible, getFolder, isUserKey, noteEditable, noteVisible, reachableWorkspaces, reachesWorkspace, type NoteRow } from '../access.js';
+import { isUserKey, NOTE_COLUMNS, noteEditable, reachesWorkspace, visibility, type NoteRead } from '../access.js';
 import type { Db } from '../db.js';
-import { ApiFailure, forbidden, notFound, offsetPage } from '../http.js';
+import { ApiFailure, decodeCursor, encodeCursor, forbidden, notFound } from '../http.js';
 import { noteJson } from '../serialize.js';
 import type { HandlerContext, HandlerMap, Principal } from '../types.js';
 
@@ -10,75 +10,140 @@ import type { HandlerContext, HandlerMap, Principal } from '../types.js';
 
 /** Ids of a folder and every folder below it. */
 export function folderSubtree(db: Db, rootId: number): number[] {
-  const rows = db.all<{ id: number }>(
-    `WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT f.id FROM folders f JOIN sub ON f.parent_id = sub.id) SELECT id FROM sub`,
-    [rootId],
-  );
+  const rows = db.all<{ id: number }>(`WITH RECURSIVE ${SUBTREE_CTE('?')} SELECT id FROM sub`, [rootId]);
   return rows.map((r) => r.id);
 }
 
-/** Every note the caller can read, optionally limited to workspaces, newest first. */
-export function visibleNotes(db: Db, p: Principal, opts: { workspaces?: string[]; folderId?: string } = {}): NoteRow[] {
-  const workspaces = opts.workspaces ?? reachableWorkspaces(db, p);
-  const clauses: string[] = ['deleted = 0'];
-  const params: unknown[] = [];
-  const wsList = workspaces.map(() => '?').join(',') || 'NULL';
-  // Notes without a workspace belong to their owner only (user keys not bound to a workspace).
-  if (isUserKey(p) && p.workspaceGuid === null && opts.workspaces === undefined) {
-    clauses.push(`(workspace_guid IN (${wsList}) OR (workspace_guid IS NULL AND owner_user_id = ?))`);
-    params.push(...workspaces, p.userId);
+/** The recursive part of a folder subtree query: `sub(id)` holds the folder `root` and every folder below it. */
+const SUBTREE_CTE = (root: string) => `sub(id) AS (SELECT ${root} UNION ALL SELECT c.id FROM folders c JOIN sub ON c.parent_id = sub.id)`;
+
+/** Which notes a list covers: every note the key reads, those of one workspace, or those of the key's organization. */
+export type NoteListScope = { kind: 'all' } | { kind: 'workspace'; guid: string } | { kind: 'organization' };
+
+export interface NoteQuery {
+  scope: NoteListScope;
+  /** Only notes of this folder and its sub-folders (404 when the caller cannot see the folder). */
+  folderId?: string;
+  /** Relevance order (a user-key filter): only notes that mention the keyword, best first. */
+  keyword?: string;
+  /** Keyset paging, newest first: notes strictly after this one in the order. */
+  after?: { createdAt: string; id: number };
+  /** Only notes created at or after / at or before these instants (epoch milliseconds). */
+  createdFrom?: number;
+  createdTo?: number;
+  limit: number;
+}
+
+/**
+ * Notes the caller can read, newest first (`created_at`, then id), as one query: the visibility rules are
+ * conditions (access.ts), the page is cut by keyset on an index, and only the rows of the page are
+ * serialised (NOTE_COLUMNS). With a keyword, relevance first.
+ */
+export function queryNotes(db: Db, p: Principal, q: NoteQuery): NoteRead[] {
+  const v = visibility(p);
+  const params: Record<string, unknown> = { ...v.params, $limit: q.limit };
+  const where = [v.note];
+  if (q.scope.kind === 'all') {
+    // A note without a workspace is listed for its owner only (collaborators read it, but do not list it).
+    // (`+`: an OR of indexed columns would make SQLite re-plan the page badly.)
+    where.push('(+n.workspace_guid IS NOT NULL OR +n.owner_user_id = $uid)');
+  } else if (q.scope.kind === 'workspace') {
+    where.push('n.workspace_guid = $list');
+    params.$list = q.scope.guid;
   } else {
-    clauses.push(`workspace_guid IN (${wsList})`);
-    params.push(...workspaces);
+    where.push('+n.workspace_guid IN (SELECT guid FROM workspaces WHERE organization_id = $org)');
   }
-  if (opts.folderId !== undefined) {
-    const folder = getFolder(db, opts.folderId);
-    if (!folder || !folderVisible(db, p, folder)) throw notFound('folder');
-    const ids = folderSubtree(db, folder.id);
-    clauses.push(`folder_id IN (${ids.map(() => '?').join(',')})`);
-    params.push(...ids);
+  const ctes: string[] = [];
+  let folderFilter = false;
+  if (q.folderId !== undefined) {
+    const folder = /^\d+$/.test(q.folderId)
+      ? db.get<{ id: number }>(`SELECT f.id FROM folders f WHERE f.id = $folder AND ${v.folder('f')}`, { ...v.params, $folder: Number(q.folderId) })
+      : undefined;
+    if (!folder) throw notFound('folder');
+    ctes.push(SUBTREE_CTE('$folder'));
+    params.$folder = folder.id;
+    folderFilter = true;
   }
-  const rows = db.all<NoteRow>(`SELECT * FROM notes WHERE ${clauses.join(' AND ')} ORDER BY created_at DESC, id DESC`, params);
-  return rows.filter((n) => noteVisible(db, p, n));
+  if (q.createdFrom !== undefined) {
+    where.push('n.created_at >= $createdFrom');
+    params.$createdFrom = instantText(q.createdFrom);
+  }
+  if (q.createdTo !== undefined) {
+    where.push('n.created_at <= $createdTo');
+    params.$createdTo = instantText(q.createdTo);
+  }
+  if (q.after) {
+    where.push('(n.created_at, n.id) < ($afterAt, $afterId)');
+    params.$afterAt = q.after.createdAt;
+    params.$afterId = q.after.id;
+  }
+  const order = 'n.created_at DESC, n.id DESC';
+  const from = 'notes n';
+  if (q.keyword !== undefined) {
+    params.$keyword = q.keyword.toLowerCase();
+    if (folderFilter) where.push('n.folder_id IN (SELECT id FROM sub)');
+    const score = `nvx_occurrences(n.title, $keyword) * 10 + coalesce((SELECT sum(nvx_occurrences(pa.content, $keyword)) FROM paragraphs pa WHERE pa.note_guid = n.guid), 0)`;
+    ctes.push(`page AS MATERIALIZED (SELECT rid, score FROM (SELECT n.rowid AS rid, n.created_at, n.id, ${score} AS score FROM ${from} WHERE ${where.join(' AND ')})
+      WHERE score > 0 ORDER BY score DESC, created_at DESC, id DESC LIMIT $limit)`);
+    return db.all<NoteRead>(`WITH RECURSIVE ${ctes.join(', ')} SELECT ${NOTE_COLUMNS} FROM page JOIN notes n ON n.rowid = page.rid ORDER BY page.score DESC, ${order}`, params);
+  }
+  if (folderFilter) {
+    // Per folder of the subtree, its first page in order (the folder index), merged: no sort of whole folders.
+    ctes.push(`page AS MATERIALIZED (SELECT x.rowid AS rid FROM sub JOIN notes x ON x.rowid IN
+      (SELECT n.rowid FROM ${from} WHERE n.folder_id = sub.id AND ${where.join(' AND ')} ORDER BY ${order} LIMIT $limit)
+      ORDER BY x.created_at DESC, x.id DESC LIMIT $limit)`);
+  } else {
+    ctes.push(`page AS MATERIALIZED (SELECT n.rowid AS rid FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $limit)`);
+  }
+  return db.all<NoteRead>(`WITH RECURSIVE ${ctes.join(', ')} SELECT ${NOTE_COLUMNS} FROM page JOIN notes n ON n.rowid = page.rid ORDER BY ${order}`, params);
 }
 
-/** Relevance: occurrences of the keyword in the title (weighted) and the transcript. */
-export function relevance(db: Db, n: NoteRow, keyword: string): number {
-  const k = keyword.toLowerCase();
-  const count = (text: string) => text.toLowerCase().split(k).length - 1;
-  const paragraphs = db.all<{ content: string }>('SELECT content FROM paragraphs WHERE note_guid = ?', [n.guid]);
-  return count(n.title) * 10 + paragraphs.reduce((sum, r) => sum + count(r.content), 0);
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+const FIRST_INSTANT = Date.parse('0000-01-01T00:00:00.000Z');
+
+/**
+ * An instant as text that compares with stored timestamps (toISOString(), years 0000–9999) as the instants
+ * do: beyond that range, a bound before or after every stored one.
+ */
+function instantText(t: number): string {
+  if (t > LAST_INSTANT) return '9999-12-31T23:59:59.999Z~';
+  if (t < FIRST_INSTANT) return '';
+  return new Date(t).toISOString();
 }
 
-function listNotes(ctx: HandlerContext, workspaces?: string[]) {
+const notesCursor = (v: any) => typeof v?.c === 'string' && Number.isInteger(v?.i);
+
+function listNotes(ctx: HandlerContext, scope: NoteListScope) {
   const { principal: p, rt, query } = ctx;
-  const size = query.size ?? PAGE_SIZES.notes.default;
-  const notes = visibleNotes(rt.db, p, { workspaces, folderId: query.folderId });
-  if (query.keyword !== undefined && query.keyword !== '') {
-    if (!isUserKey(p)) throw new ApiFailure(ERROR_CODES.KEYWORD_USER_KEY_ONLY, 'keyword filtering on note lists needs a user key', 'use deep search (POST .../notes/search) with a system key');
-    const scored = notes.map((n) => ({ n, score: relevance(rt.db, n, query.keyword) })).filter((x) => x.score > 0);
-    scored.sort((a, b) => b.score - a.score);
-    return { content: scored.slice(0, size).map((x) => noteJson(rt.db, x.n)), nextCursor: null };
+  const size: number = query.size ?? PAGE_SIZES.notes.default;
+  const keyword = query.keyword !== undefined && query.keyword !== '' ? String(query.keyword) : undefined;
+  if (keyword !== undefined && !isUserKey(p))
+    throw new ApiFailure(ERROR_CODES.KEYWORD_USER_KEY_ONLY, 'keyword filtering on note lists needs a user key', 'use deep search (POST .../notes/search) with a system key');
+  if (keyword !== undefined) {
+    const rows = queryNotes(rt.db, p, { scope, folderId: query.folderId, keyword, limit: size });
+    return { content: rows.map((n) => noteJson(rt.db, n)), nextCursor: null };
   }
-  const page = offsetPage(notes, query.cursor, size);
-  return { content: page.rows.map((n) => noteJson(rt.db, n)), nextCursor: page.nextCursor };
+  const after = decodeCursor<{ c: string; i: number }>(query.cursor, notesCursor);
+  const rows = queryNotes(rt.db, p, { scope, folderId: query.folderId, after: after && { createdAt: after.c, id: after.i }, limit: size + 1 });
+  const more = rows.length > size;
+  const page = more ? rows.slice(0, size) : rows;
+  const last = page[page.length - 1];
+  return { content: page.map((n) => noteJson(rt.db, n)), nextCursor: more ? encodeCursor({ c: last.created_at, i: last.id }) : null };
 }
 
 export const notesCoreHandlers: HandlerMap = {
-  'notes.list': (ctx) => listNotes(ctx),
+  'notes.list': (ctx) => listNotes(ctx, { kind: 'all' }),
 
   'notes.listWorkspace': (ctx) => {
     const ws = ctx.params.workspaceGuid;
     if (!reachesWorkspace(ctx.rt.db, ctx.principal, ws)) throw notFound('workspace');
-    return listNotes(ctx, [ws]);
+    return listNotes(ctx, { kind: 'workspace', guid: ws });
   },
 
   'notes.listOrganization': (ctx) => {
     if (isUserKey(ctx.principal) && !ctx.principal.orgAdmin) throw forbidden('organization admin permission required', 'the organization notes list needs an organization admin or an organization key');
-    const all = ctx.rt.db.all<{ guid: string }>('SELECT guid FROM workspaces WHERE organization_id = ? ORDER BY guid', [ctx.principal.organizationId]).map((r) => r.guid);
-    const reach = new Set(reachableWorkspaces(ctx.rt.db, ctx.principal));
-    // An org admin's user key lists the organization's notes it can read.
-    return listNotes(ctx, ctx.principal.keyType === 'ORGANIZATION' ? all : all.filter((g) => reach.has(g)));
+    // An org admin's user key lists the organization's notes it can read (the workspaces it reaches).
+    return listNotes(ctx, { kind: 'organization' });
   },
 
   'notes.get': (ctx) => noteJson(ctx.rt.db, ctx.note!),

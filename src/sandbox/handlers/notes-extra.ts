@@ -7,7 +7,7 @@ import { ApiFailure, badRequest, forbidden, keysetPage, notFound } from '../http
 import { hashSecret, newSalt, randomAlnum } from '../ids.js';
 import { folderJson, markdownToHtml, markdownToPlain, noteJson, plainToHtml, WEB_APP_URL } from '../serialize.js';
 import type { HandlerContext, HandlerMap } from '../types.js';
-import { relevance, visibleNotes } from './notes-core.js';
+import { queryNotes } from './notes-core.js';
 import { getTemplate, templateUsable } from './templates.js';
 
 /**
@@ -235,13 +235,9 @@ function deepSearch(ctx: HandlerContext, workspaces?: string[]) {
   const from = instant(body.filter?.createdAtFrom, 'createdAtFrom');
   const to = instant(body.filter?.createdAtTo, 'createdAtTo');
   const folderId = body.filter?.folderId ?? undefined;
-  const candidates = visibleNotes(rt.db, p, { workspaces, folderId }).filter((n) => {
-    const t = Date.parse(n.created_at);
-    return (from === undefined || t >= from) && (to === undefined || t <= to);
-  });
-  const scored = candidates.map((n) => ({ n, score: relevance(rt.db, n, keyword) })).filter((x) => x.score > 0);
-  scored.sort((a, b) => b.score - a.score);
-  const notes = scored.slice(0, size).map(({ n }) => ({
+  // One query: visibility, filters and relevance in SQL, only the best `size` notes read.
+  const found = queryNotes(rt.db, p, { scope: workspaces ? { kind: 'workspace', guid: workspaces[0] } : { kind: 'all' }, folderId, keyword, createdFrom: from, createdTo: to, limit: size });
+  const notes = found.map((n) => ({
     ...noteJson(rt.db, n),
     matchedSnippets: matchedSnippets([n.title, ...paragraphs(rt.db, n.guid).map((r) => r.content)], keyword),
     documents: ctx.degraded ? [] : primaryDocuments(rt.db, n.guid),

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Hono } from 'hono';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';
@@ -150,5 +151,6 @@ export const voiceHandlers: HandlerMap = {
 
 /** The sandbox's signed upload URL (passes through the fault injection like every route). */
 export function voiceRoutes(app: Hono, rt: SandboxRuntime): void {
-  app.put(`${UPLOAD_ROUTE}/:jobId`, (c) => receiveUpload(rt, c.req.param('jobId'), c.req.raw, c.req.query()));
+  // The raw Node request (under a server socket) is piped to the file as it is.
+  app.put(`${UPLOAD_ROUTE}/:jobId`, (c) => receiveUpload(rt, c.req.param('jobId'), c.req.raw, c.req.query(), (c.env as { incoming?: IncomingMessage } | undefined)?.incoming));
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
-import { getNote, noteVisible, reachesWorkspace } from '../access.js';
+import { found, reachesWorkspace, visibility } from '../access.js';
 import { decodeRow, type Db } from '../db.js';
-import { ApiFailure, badRequest, keysetPage, notFound, offsetPage } from '../http.js';
+import { ApiFailure, badRequest, decodeCursor, encodeCursor, keysetPage, notFound } from '../http.js';
 import type { WorkspaceRow } from '../serialize.js';
 import type { HandlerContext, HandlerMap, Principal } from '../types.js';
 
@@ -50,62 +50,45 @@ function wikiWorkspace(db: Db, p: Principal, guid: string): WorkspaceRow {
   return w;
 }
 
-/** Per request: which notes the caller may read (memoised, as many mentions share a note). */
-function noteReader(db: Db, p: Principal): (noteGuid: string) => boolean {
-  const seen = new Map<string, boolean>();
-  return (guid) => {
-    let ok = seen.get(guid);
-    if (ok === undefined) {
-      const n = getNote(db, guid);
-      ok = n !== undefined && noteVisible(db, p, n);
-      seen.set(guid, ok);
-    }
-    return ok;
-  };
-}
-
-/** Everything a wiki handler needs: the checked workspace, the visibility test and the visible mention counts. */
+/** Everything a wiki handler needs: the checked workspace and the caller's visibility rules as SQL. */
 function wikiScope(ctx: HandlerContext) {
   const { rt, principal: p, params } = ctx;
   const ws = wikiWorkspace(rt.db, p, params.workspaceGuid);
-  const canRead = noteReader(rt.db, p);
-  const pages = rt.db
-    .all<PageRow>('SELECT * FROM wiki_pages WHERE workspace_guid = ? ORDER BY canonical_name COLLATE NOCASE, guid', [ws.guid])
-    .map((r) => decodeRow('wiki_pages', r) as PageRow);
-  const counts = new Map<string, number>();
-  const mentions = rt.db.all<{ page_guid: string; note_guid: string; n: number }>(
-    'SELECT m.page_guid, m.note_guid, COUNT(*) AS n FROM wiki_mentions m JOIN wiki_pages p ON p.guid = m.page_guid WHERE p.workspace_guid = ? GROUP BY m.page_guid, m.note_guid',
-    [ws.guid],
-  );
-  for (const m of mentions) if (canRead(m.note_guid)) counts.set(m.page_guid, (counts.get(m.page_guid) ?? 0) + m.n);
-  const pageJson = (r: PageRow) => ({
-    guid: r.guid,
-    canonicalName: r.canonical_name,
-    pageType: r.page_type,
-    description: r.description,
-    mentionCount: counts.get(r.guid) ?? 0,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  });
-  const page = (guid: string) => {
-    const r = pages.find((x) => x.guid === guid);
-    if (!r) throw notFound('wiki page');
-    return r;
-  };
-  return { pages, page, pageJson, canRead };
+  const v = visibility(p);
+  /** Mentions from notes the caller cannot read are dropped (decisions.md §5.2): this condition keeps the others of `m`. */
+  const readable = found(`SELECT 1 FROM notes n WHERE n.guid = m.note_guid AND ${v.note}`);
+  /** Page columns, with the count of the mentions the caller can see. */
+  const columns = `p.*, (SELECT count(*) FROM wiki_mentions m WHERE m.page_guid = p.guid AND ${readable}) AS mention_count`;
+  return { ws, readable, columns, params: { ...v.params, $wiki_ws: ws.guid } };
 }
 
-const contains = (text: string, needle: string) => text.toLowerCase().includes(needle);
+type PageRead = PageRow & { mention_count: number };
 
-/** How well a page matches a search text: 0 = not at all; the name counts more than aliases, aliases more than the description. */
-function matchScore(r: PageRow, q: string): number {
-  const needle = q.trim().toLowerCase();
-  if (!needle) return 0;
-  if (r.canonical_name.toLowerCase() === needle) return 4;
-  if (contains(r.canonical_name, needle)) return 3;
-  if (r.aliases.some((a) => contains(a, needle))) return 2;
-  return contains(r.description, needle) ? 1 : 0;
-}
+const pageJson = (r: PageRead) => ({
+  guid: r.guid,
+  canonicalName: r.canonical_name,
+  pageType: r.page_type,
+  description: r.description,
+  mentionCount: r.mention_count,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const decodePage = (r: PageRead) => decodeRow('wiki_pages', r) as PageRead;
+
+/**
+ * How well a page matches a search text `q` (already trimmed and lower-cased): 0 = not at all; the name
+ * counts more than aliases, aliases more than the description. Case folding is JavaScript's (nvx_lower).
+ */
+const MATCH_SCORE = `CASE
+  WHEN nvx_lower(p.canonical_name) = $q THEN 4
+  WHEN instr(nvx_lower(p.canonical_name), $q) > 0 THEN 3
+  WHEN (SELECT 1 FROM json_each(p.aliases) a WHERE instr(nvx_lower(a.value), $q) > 0 LIMIT 1) IS NOT NULL THEN 2
+  WHEN instr(nvx_lower(p.description), $q) > 0 THEN 1
+  ELSE 0 END`;
+
+const PAGE_ORDER = 'p.canonical_name COLLATE NOCASE, p.guid';
+const pagesCursor = (v: any) => typeof v?.n === 'string' && typeof v?.g === 'string';
 
 function mentionJson(m: MentionRow) {
   return {
@@ -122,65 +105,90 @@ function mentionJson(m: MentionRow) {
 }
 
 export const wikiHandlers: HandlerMap = {
+  /** One query per page: the filters and the caller's mention counts in SQL, keyset paging in name order. */
   'wiki.pages': (ctx) => {
-    const { query } = ctx;
-    let since: number | undefined;
+    const { query, rt } = ctx;
+    let since: string | undefined;
     if (query.since !== undefined) {
       if (!instant.safeParse(query.since).success) throw badRequest('invalid query', 'since: must be an ISO 8601 timestamp, e.g. 2026-10-30T00:00:00Z');
-      since = Date.parse(query.since);
+      since = new Date(Date.parse(query.since)).toISOString();
     }
-    const { pages, pageJson } = wikiScope(ctx);
+    const scope = wikiScope(ctx);
+    const size: number = query.limit ?? PAGE_SIZES.wiki.default;
+    const params: Record<string, unknown> = { ...scope.params, $limit: size + 1 };
+    const where = ['p.workspace_guid = $wiki_ws'];
     // An empty filter (`?type=`, `?q=`) filters nothing, as if it were left out.
     const type = query.type?.trim().toLowerCase() || undefined;
-    const q = query.q?.trim() || undefined;
-    const filtered = pages.filter(
-      (r) =>
-        (type === undefined || r.page_type.toLowerCase() === type) &&
-        (since === undefined || Date.parse(r.updated_at) >= since) &&
-        (q === undefined || matchScore(r, q) > 0),
-    );
-    const page = offsetPage(filtered, query.cursor, query.limit ?? PAGE_SIZES.wiki.default);
-    return { content: page.rows.map(pageJson), nextCursor: page.nextCursor };
+    if (type !== undefined) {
+      where.push('nvx_lower(p.page_type) = $type');
+      params.$type = type;
+    }
+    if (since !== undefined) {
+      where.push('p.updated_at >= $since'); // timestamps are stored as toISOString() text, which orders as time does
+      params.$since = since;
+    }
+    const q = query.q?.trim().toLowerCase() || undefined;
+    if (q !== undefined) {
+      where.push(`${MATCH_SCORE} > 0`);
+      params.$q = q;
+    }
+    const after = decodeCursor<{ n: string; g: string }>(query.cursor, pagesCursor);
+    if (after) {
+      where.push('(p.canonical_name COLLATE NOCASE, p.guid) > ($afterName, $afterGuid)');
+      params.$afterName = after.n;
+      params.$afterGuid = after.g;
+    }
+    const rows = rt.db.all<PageRead>(`SELECT ${scope.columns} FROM wiki_pages p WHERE ${where.join(' AND ')} ORDER BY ${PAGE_ORDER} LIMIT $limit`, params);
+    const more = rows.length > size;
+    const page = more ? rows.slice(0, size) : rows;
+    const last = page[page.length - 1];
+    return { content: page.map(pageJson), nextCursor: more ? encodeCursor({ n: last.canonical_name, g: last.guid }) : null };
   },
 
   'wiki.page': (ctx) => {
-    const { pages, page, pageJson } = wikiScope(ctx);
-    const r = page(ctx.params.pageGuid);
-    const links = r.links.flatMap((guid) => {
-      const target = pages.find((x) => x.guid === guid);
-      return target ? [{ guid: target.guid, canonicalName: target.canonical_name }] : [];
-    });
-    return { ...pageJson(r), aliases: r.aliases, links };
+    const { rt, params } = ctx;
+    const scope = wikiScope(ctx);
+    const row = rt.db.get<PageRead>(`SELECT ${scope.columns} FROM wiki_pages p WHERE p.workspace_guid = $wiki_ws AND p.guid = $page`, { ...scope.params, $page: params.pageGuid });
+    if (!row) throw notFound('wiki page');
+    const r = decodePage(row);
+    // Links to pages of the workspace, in the page's order; links to pages that are gone are left out.
+    const links = rt.db.all<{ guid: string; canonical_name: string }>(
+      `SELECT t.guid, t.canonical_name FROM json_each($links) j, wiki_pages t WHERE t.guid = j.value AND t.workspace_guid = $wiki_ws ORDER BY j.key`,
+      { $links: JSON.stringify(r.links), $wiki_ws: scope.ws.guid },
+    );
+    return { ...pageJson(r), aliases: r.aliases, links: links.map((l) => ({ guid: l.guid, canonicalName: l.canonical_name })) };
   },
 
   'wiki.mentions': (ctx) => {
     const { rt, query, params } = ctx;
-    const { page, canRead } = wikiScope(ctx);
-    const r = page(params.pageGuid);
+    const scope = wikiScope(ctx);
+    const page = rt.db.get<{ guid: string }>('SELECT guid FROM wiki_pages WHERE workspace_guid = ? AND guid = ?', [scope.ws.guid, params.pageGuid]);
+    if (!page) throw notFound('wiki page');
+    // One query per page of results: mentions the caller cannot read are skipped, not counted.
     const result = keysetPage<MentionRow>({
       cursor: query.cursor,
       size: query.limit ?? PAGE_SIZES.wiki.default,
       keyOf: (m) => m.id,
-      fetch: (after, limit) => {
-        const out: MentionRow[] = [];
-        // Read in batches until enough visible mentions are found (invisible ones are skipped, not counted).
-        for (let from = Number.isFinite(after) ? after : 0; out.length < limit; ) {
-          const batch = rt.db.all<MentionRow>('SELECT * FROM wiki_mentions WHERE page_guid = ? AND id > ? ORDER BY id LIMIT ?', [r.guid, from, limit]);
-          if (batch.length === 0) break;
-          out.push(...batch.filter((m) => canRead(m.note_guid)));
-          from = batch[batch.length - 1].id;
-        }
-        return out.slice(0, limit);
-      },
+      fetch: (after, limit) =>
+        rt.db.all<MentionRow>(`SELECT m.* FROM wiki_mentions m WHERE m.page_guid = $page AND m.id > $after AND ${scope.readable} ORDER BY m.id LIMIT $limit`, {
+          ...scope.params,
+          $page: page.guid,
+          $after: Number.isFinite(after) ? after : 0,
+          $limit: limit,
+        }),
     });
     return { content: result.rows.map(mentionJson), nextCursor: result.nextCursor };
   },
 
   'wiki.search': (ctx) => {
-    const { pages, pageJson } = wikiScope(ctx);
-    const q: string = ctx.query.q;
-    const scored = pages.map((r) => ({ r, score: matchScore(r, q) })).filter((x) => x.score > 0);
-    scored.sort((a, b) => b.score - a.score);
-    return { content: scored.map((x) => pageJson(x.r)) };
+    const scope = wikiScope(ctx);
+    const q = String(ctx.query.q).trim().toLowerCase();
+    if (!q) return { content: [] };
+    const rows = ctx.rt.db.all<PageRead>(
+      `SELECT * FROM (SELECT ${scope.columns}, ${MATCH_SCORE} AS score FROM wiki_pages p WHERE p.workspace_guid = $wiki_ws) p
+       WHERE p.score > 0 ORDER BY p.score DESC, ${PAGE_ORDER}`,
+      { ...scope.params, $q: q },
+    );
+    return { content: rows.map(pageJson) };
   },
 };

@@ -76,42 +76,33 @@ function get(ctx: HandlerContext, s: Scope) {
   return json(row);
 }
 
-/** Rows per INSERT statement: a batch is written with statements of these sizes (few distinct texts, so they stay prepared). */
-const INSERT_CHUNKS = [100, 10, 1];
-
-function insertSql(rows: number): string {
-  const values = Array.from({ length: rows }, (_, k) => `(?1, ?2, ?${4 + 2 * k}, ?${5 + 2 * k}, ?3)`).join(', ');
-  return `INSERT INTO word_memories (scope_type, scope_id, entry, sub_entry, created_at) VALUES ${values} ON CONFLICT (scope_type, scope_id, entry) DO NOTHING`;
-}
-const INSERT_SQL = new Map(INSERT_CHUNKS.map((n) => [n, insertSql(n)]));
-
 /**
- * Entries already in the scope are skipped; an entry repeated within the request is created once (its first
- * occurrence). Multi-row INSERTs, then the new rows read back as one JSON text: a 1000-item request takes a few ms.
+ * A bulk create is one prepared statement whatever its size: the entries go in as one JSON array, rows that
+ * exist are skipped (`ON CONFLICT DO NOTHING`, also for an entry repeated within the request: its first
+ * occurrence is created), and the new rows come back through RETURNING.
  */
+const CREATE_SQL = `INSERT INTO word_memories (scope_type, scope_id, entry, sub_entry, created_at)
+  SELECT $type, $id, e.value ->> '$[0]', e.value ->> '$[1]', $now FROM json_each($entries) e WHERE true ORDER BY e.key
+  ON CONFLICT (scope_type, scope_id, entry) DO NOTHING
+  RETURNING ${COLUMNS}`;
+
 function create(ctx: HandlerContext, s: Scope) {
   const entries: Array<{ entry: string; subEntry?: string | null }> = ctx.body.entries;
-  const now = ctx.rt.clock.now().toISOString();
   const db = ctx.rt.db;
-  const created = db.tx(() => {
-    const before = db.get<{ seq: number }>("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'word_memories'), 0) AS seq")!.seq;
-    let i = 0;
-    for (const size of INSERT_CHUNKS) {
-      for (; entries.length - i >= size; i += size) {
-        const params: unknown[] = [s.type, s.id, now];
-        for (const e of entries.slice(i, i + size)) params.push(e.entry, e.subEntry ?? null);
-        db.run(INSERT_SQL.get(size)!, params);
-      }
-    }
-    const out = db.get<{ rows: string }>(
-      `SELECT json_group_array(json_object('id', id, 'entry', entry, 'subEntry', sub_entry, 'createdAt', created_at)) AS rows
-       FROM (SELECT ${COLUMNS} FROM word_memories WHERE scope_type = ? AND scope_id = ? AND id > ? ORDER BY id)`,
-      [s.type, s.id, before],
-    );
-    return JSON.parse(out!.rows) as unknown[];
-  });
-  return { content: created };
+  const rows = db.tx(() =>
+    db.all<WordMemoryRow>(CREATE_SQL, {
+      $type: s.type,
+      $id: s.id,
+      $now: ctx.rt.clock.now().toISOString(),
+      $entries: JSON.stringify(entries.map((e) => [e.entry, e.subEntry ?? null])),
+    }),
+  );
+  return { content: rows.sort((a, b) => a.id - b.id).map(json) };
 }
+
+/** One statement per item, in the request's order (a later item sees what an earlier one renamed). */
+const UPDATE_SQL = `UPDATE word_memories SET entry = coalesce(?1, entry), sub_entry = CASE WHEN ?2 THEN ?3 ELSE sub_entry END
+  WHERE scope_type = ?4 AND scope_id = ?5 AND id = ?6 RETURNING ${COLUMNS}`;
 
 /** `subEntry: null` clears it, an absent field is left alone; renaming onto another entry of the scope is 409 for the whole request. */
 function update(ctx: HandlerContext, s: Scope) {
@@ -121,34 +112,30 @@ function update(ctx: HandlerContext, s: Scope) {
     const updated = new Map<number, WordMemoryRow>();
     const missing = new Set<number>();
     items.forEach((item, index) => {
-      const row = updated.get(item.id) ?? findRow(ctx, s, item.id);
-      if (!row) {
-        missing.add(item.id);
-        return;
+      let row: WordMemoryRow | undefined;
+      try {
+        row = db.get<WordMemoryRow>(UPDATE_SQL, [item.entry ?? null, item.subEntry !== undefined, item.subEntry ?? null, s.type, s.id, item.id]);
+      } catch (e) {
+        if (!/UNIQUE constraint failed/.test((e as Error).message)) throw e;
+        const clash = db.get<{ id: number }>('SELECT id FROM word_memories WHERE scope_type = ? AND scope_id = ? AND entry = ?', [s.type, s.id, item.entry]);
+        throw conflict(`entries[${index}].entry: "${item.entry}" already exists in this scope (id ${clash?.id})`);
       }
-      const next = { ...row, entry: item.entry ?? row.entry, sub_entry: item.subEntry === undefined ? row.sub_entry : item.subEntry };
-      if (next.entry !== row.entry) {
-        const clash = db.get<{ id: number }>('SELECT id FROM word_memories WHERE scope_type = ? AND scope_id = ? AND entry = ? AND id != ?', [s.type, s.id, next.entry, row.id]);
-        if (clash) throw conflict(`entries[${index}].entry: "${next.entry}" already exists in this scope (id ${clash.id})`);
-      }
-      db.run('UPDATE word_memories SET entry = ?, sub_entry = ? WHERE id = ?', [next.entry, next.sub_entry, row.id]);
-      updated.set(row.id, next);
+      if (!row) missing.add(item.id);
+      else updated.set(row.id, row); // an id named twice keeps its first place, with the latest values
     });
     return { content: [...updated.values()].map(json), notFound: [...missing] };
   });
 }
 
+/** One statement for the whole request; ids not deleted (unknown, of another scope, repeated) are reported once, in order. */
+const DELETE_SQL = `DELETE FROM word_memories WHERE scope_type = $type AND scope_id = $id AND id IN (SELECT value FROM json_each($ids)) RETURNING id`;
+
 function remove(ctx: HandlerContext, s: Scope) {
   const ids = [...new Set<number>(ctx.body.ids)];
   const db = ctx.rt.db;
   return db.tx(() => {
-    let deleted = 0;
-    const missing: number[] = [];
-    for (const id of ids) {
-      if (db.run('DELETE FROM word_memories WHERE scope_type = ? AND scope_id = ? AND id = ?', [s.type, s.id, id]).changes > 0) deleted++;
-      else missing.push(id);
-    }
-    return { deleted, notFound: missing };
+    const deleted = new Set(db.all<{ id: number }>(DELETE_SQL, { $type: s.type, $id: s.id, $ids: JSON.stringify(ids) }).map((r) => r.id));
+    return { deleted: deleted.size, notFound: ids.filter((id) => !deleted.has(id)) };
   });
 }
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import { finished, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ERROR_CODES } from '../../contract/errors.js';
@@ -24,18 +25,17 @@ const limitText = `the limit is ${LIMITS.uploadMaxBytes} bytes (${LIMITS.uploadM
 
 class LimitExceeded extends Error {}
 
-/** Stream `body` into `file`, failing (and removing the file) once more than `max` bytes arrived. */
-async function streamToFile(body: ReadableStream<Uint8Array> | null, file: string, max: number): Promise<number> {
+/**
+ * Stream the bytes of the request into `file`, counting them; more than `max` fails (the file removed). The
+ * raw Node request when there is one (a server socket): piped straight to the file, counted by a listener
+ * beside the pipe (no copy, no web stream between); past the limit it stops reading and leaves the rest for
+ * the server to drain after the 413 is sent. Otherwise (app.request() in tests) the web stream of `body`.
+ */
+async function streamToFile(incoming: IncomingMessage | undefined, body: ReadableStream<Uint8Array> | null, file: string, max: number): Promise<number> {
   let bytes = 0;
-  const counter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      bytes += chunk.length;
-      done(bytes > max ? new LimitExceeded() : null, chunk);
-    },
-  });
-  const source = body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : Readable.from([]);
   try {
-    await pipeline(source, counter, createWriteStream(file, { flags: 'wx' }));
+    if (incoming) await pipeCounted(incoming, file, max, (n) => (bytes = n));
+    else await pipeWebCounted(body, file, max, (n) => (bytes = n));
   } catch (e) {
     await rm(file, { force: true });
     if (e instanceof LimitExceeded) throw tooLarge(`${limitText}; the upload was cut off after ${bytes} bytes`);
@@ -44,7 +44,59 @@ async function streamToFile(body: ReadableStream<Uint8Array> | null, file: strin
   return bytes;
 }
 
-export async function receiveUpload(rt: SandboxRuntime, jobId: string, req: Request, query: Record<string, string>): Promise<Response> {
+function pipeCounted(incoming: IncomingMessage, file: string, max: number, counted: (bytes: number) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const out = createWriteStream(file, { flags: 'wx' });
+    let bytes = 0;
+    let settled = false;
+    const stop = (e: Error) => {
+      if (settled) return;
+      settled = true;
+      incoming.off('data', count);
+      incoming.unpipe(out);
+      incoming.pause();
+      out.on('error', () => undefined);
+      // Settled once the file is closed, so that the caller's removal of it comes after.
+      out.destroy();
+      out.once('close', () => reject(e));
+    };
+    // After the pipe's own listener: the chunk past the limit goes into the file that is then removed.
+    const count = (chunk: Buffer) => {
+      bytes += chunk.length;
+      counted(bytes);
+      if (bytes > max) stop(new LimitExceeded());
+    };
+    out.once('error', stop);
+    out.once('finish', () => {
+      if (!settled) {
+        settled = true;
+        out.once('close', () => resolve());
+      }
+    });
+    // A client that goes away mid-upload: the request ends early (its 'end' never comes).
+    finished(incoming, { writable: false }, (err) => {
+      if (err) stop(err);
+    });
+    incoming.pipe(out);
+    incoming.on('data', count);
+  });
+}
+
+async function pipeWebCounted(body: ReadableStream<Uint8Array> | null, file: string, max: number, counted: (bytes: number) => void): Promise<void> {
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      counted(bytes);
+      done(bytes > max ? new LimitExceeded() : null, chunk);
+    },
+  });
+  const source = body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : Readable.from([]);
+  await pipeline(source, counter, createWriteStream(file, { flags: 'wx' }));
+}
+
+/** `incoming`: the Node request under `req`, when the sandbox runs behind a socket and nothing has read it yet. */
+export async function receiveUpload(rt: SandboxRuntime, jobId: string, req: Request, query: Record<string, string>, incoming?: IncomingMessage): Promise<Response> {
   // S3 refuses a presigned request that also carries Authorization ("only one auth mechanism allowed"): a client
   // that sends its API key here finds out, instead of leaking it to a storage service unnoticed.
   if (req.headers.has('authorization'))
@@ -64,7 +116,8 @@ export async function receiveUpload(rt: SandboxRuntime, jobId: string, req: Requ
   if (declared > LIMITS.uploadMaxBytes) throw tooLarge(`${limitText}; Content-Length is ${declared}`);
 
   const part = join(rt.uploadDir, `${jobId}.${randomUUID()}.part`);
-  const bytes = await streamToFile(req.body, part, LIMITS.uploadMaxBytes);
+  const raw = incoming && !incoming.readableDidRead && !incoming.destroyed ? incoming : undefined;
+  const bytes = await streamToFile(raw, raw ? null : req.body, part, LIMITS.uploadMaxBytes);
   // The job may have been deleted or completed while the bytes were arriving.
   const now = getJob(rt.db, jobId);
   if (!now || now.deleted || now.status !== 'CREATED') {
