@@ -82,8 +82,8 @@ await build({
   logLevel: 'warning',
 });
 const { helpFiles } = await import(pathToFileURL(`${root}build/help-model.js`).href);
-const { buildProgram, exitCodesText } = await import(pathToFileURL(`${root}dist/cli.js`).href);
-const { files, problems } = helpFiles(buildProgram(), { 'exit-codes': exitCodesText() });
+const { commandTree, exitCodesText } = await import(pathToFileURL(`${root}dist/cli.js`).href);
+const { files, problems } = helpFiles(commandTree(), { 'exit-codes': exitCodesText() });
 for (const [name, content] of Object.entries(files)) writeFileSync(at(`dist/help/${name}.json`), JSON.stringify(content));
 for (const p of problems) console.error(`warning: no fast help for ${p}`);
 

@@ -3,7 +3,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPath, endpoint, ENDPOINTS } from '../../src/contract/endpoints.js';
+import { buildPath, endpoint, ENDPOINTS, type EndpointId } from '../../src/contract/endpoints.js';
 import { LIMITS, PAGE_SIZES } from '../../src/contract/limits.js';
 import { SCOPE_NAMES } from '../../src/contract/scopes.js';
 import { DEMO_FOLDERS, DEMO_KEYS, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
@@ -130,7 +130,7 @@ describe('the sandbox against docs/openapi.json', () => {
 
   /** Call an endpoint by contract id (path from the contract, never restated) and record the answer. */
   async function call(id: string, o: { key?: string; path?: Record<string, string | number>; query?: Record<string, string>; body?: unknown } = {}): Promise<any> {
-    const ep = endpoint(id);
+    const ep = endpoint(id as EndpointId);
     let url: string;
     try {
       url = buildPath(ep, o.path);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPath, endpoint, type WordMemoryScopeKey } from '../../src/contract/endpoints.js';
+import { buildPath, endpoint, type EndpointId, type WordMemoryScopeKey } from '../../src/contract/endpoints.js';
 import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
 import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import * as schemas from '../../src/contract/schemas.js';
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 /** The path of a word-memory operation; `bulk` picks the `.../bulk` variant of the writes. */
 function path(scope: WordMemoryScopeKey, op: Op, o: { ws?: string; id?: number; bulk?: boolean; query?: string } = {}): string {
-  const ep = endpoint(`wm.${scope}.${op}${o.bulk ? 'Bulk' : ''}`);
+  const ep = endpoint(`wm.${scope}.${op}${o.bulk ? 'Bulk' : ''}` as EndpointId);
   const filled = buildPath(ep, { ...(o.ws ? { workspaceGuid: o.ws } : {}), ...(o.id !== undefined ? { id: o.id } : {}) });
   return filled + (o.query ? `?${o.query}` : '');
 }

@@ -7,10 +7,12 @@ import { EXIT, UsageError } from '../../errors.js';
 import { paint, truncate } from '../../io/text.js';
 import { readHead, sniffAudio } from '../../sandbox/voice/sniff.js';
 import { printList } from '../list.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
+import type * as cmd from './index.js';
 import { interactive, resumeCommand, submitFile, waitWithResumeHint, type JobEvents, type JobRequest } from './flow.js';
 import { jobWorkspace } from './job.js';
-import { checkLocale, parseConcurrency, parseTranslate, shellWord, takeWaitTimeout } from './options.js';
+import { shellWord, takeWaitTimeout } from './options.js';
 import { COMPLETE_MARKER, fetchResults, writeResults } from './output.js';
 import { preflight, type AudioFile } from './preflight.js';
 
@@ -20,14 +22,7 @@ import { preflight, type AudioFile } from './preflight.js';
  * or partly failed run is finished by running the same command again.
  */
 
-interface TranscribeFlags {
-  out?: string;
-  locale?: string;
-  translate?: string;
-  workspace?: string;
-  concurrency?: string;
-  waitTimeout?: string;
-}
+type TranscribeFlags = Flags<typeof cmd.transcribe>;
 
 type Outcome = 'queued' | 'SKIPPED' | 'COMPLETED' | 'FAILED' | 'ERROR';
 
@@ -177,8 +172,8 @@ export async function transcribe(ctx: Context, paths: string[], flags: Transcrib
   if (!flags.out) throw new UsageError('--out DIR is required', 'Each file gets DIR/<name>/ with its transcript, translations and summary; files already done there are skipped.');
   const out = flags.out;
   const timeoutMs = takeWaitTimeout(ctx, flags.waitTimeout);
-  const concurrency = parseConcurrency(flags.concurrency);
-  const req: JobRequest = { locale: flags.locale !== undefined ? checkLocale('--locale', flags.locale) : undefined, translate: parseTranslate(flags.translate) };
+  const concurrency = flags.concurrency ?? 2;
+  const req: JobRequest = { locale: flags.locale, translate: flags.translate ?? [] };
   const inputs = await collectInputs(ctx, paths);
   const items: Item[] = outputDirs(inputs, out).map((outDir, i) => ({ input: inputs[i], outDir, outcome: 'queued', exitCode: EXIT.OK }));
 

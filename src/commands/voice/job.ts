@@ -1,4 +1,4 @@
-import { endpoint } from '../../contract/endpoints.js';
+import type { BodyOf, ResponseOf } from '../../contract/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { ApiError, NetworkError } from '../../client/errors.js';
 import { CliError, EXIT } from '../../errors.js';
@@ -9,25 +9,9 @@ import type { AudioFile } from './preflight.js';
 
 /** The life of one voice job seen from the CLI: workspace, create, upload (with retries), complete, poll. */
 
-export type JobStatus = 'CREATED' | 'UPLOADED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
-
-export interface VoiceJob {
-  id: string;
-  status: JobStatus;
-  workspaceGuid: string | null;
-  createdAt: string;
-  fileUploadedAt: string | null;
-  processStartedAt: string | null;
-  processCompletedAt: string | null;
-  errorMessage: string | null;
-  durationSeconds: number | null;
-  transcriptLocaleHints: string[];
-  translationLocales: string[];
-}
-
-interface CreatedJob extends Pick<VoiceJob, 'id' | 'workspaceGuid' | 'translationLocales'> {
-  uploadUri: string;
-}
+/** A voice job as the service answers it (the contract's schema). */
+export type VoiceJob = ResponseOf<'voice.get'>;
+export type JobStatus = VoiceJob['status'];
 
 export const isFinal = (s: JobStatus) => s === 'COMPLETED' || s === 'FAILED';
 
@@ -60,12 +44,6 @@ export function once(fn: () => Promise<void> | void): () => Promise<void> {
   return () => (p ??= Promise.resolve().then(fn));
 }
 
-interface WorkspaceLite {
-  guid: string;
-  name: string;
-  voiceFileEnabled: boolean;
-}
-
 /**
  * The workspaceGuid for a new job: --workspace (guid or name) when given; nothing for a key bound to a workspace
  * (the service uses that one); for an unbound key the voice-enabled workspace it reaches when there is just one,
@@ -73,9 +51,9 @@ interface WorkspaceLite {
  */
 export async function jobWorkspace(ctx: Context, client: ApiClient, flag: string | undefined): Promise<string | undefined> {
   if (flag) return resolveWorkspace(ctx, flag);
-  const me = (await client.call<{ keyType: string; workspaceGuid: string | null }>(endpoint('auth.me'))).data;
+  const me = (await client.call('auth.me')).data;
   if (me.workspaceGuid) return undefined;
-  const all = (await keyIdentity<{ content: WorkspaceLite[] }>(client, 'workspaces.reachable')).content;
+  const all = (await keyIdentity(client, 'workspaces.reachable')).content;
   const choices = all.filter((w) => w.voiceFileEnabled);
   if (choices.length === 0)
     throw new CliError('no workspace this key reaches has voice file jobs enabled', { exitCode: EXIT.FORBIDDEN, hint: 'An admin must enable voice file jobs for a workspace.' });
@@ -98,11 +76,11 @@ export async function jobWorkspace(ctx: Context, client: ApiClient, flag: string
   });
 }
 
-export async function createJob(client: ApiClient, o: { workspaceGuid?: string; locale?: string; translate: string[] }): Promise<CreatedJob> {
-  const body: Record<string, unknown> = { translationLocales: o.translate };
+export async function createJob(client: ApiClient, o: { workspaceGuid?: string; locale?: string; translate: string[] }): Promise<ResponseOf<'voice.create'>> {
+  const body: NonNullable<BodyOf<'voice.create'>> = { translationLocales: o.translate };
   if (o.locale) body.transcriptLocaleHints = [o.locale];
   if (o.workspaceGuid) body.workspaceGuid = o.workspaceGuid;
-  return (await client.call<CreatedJob>(endpoint('voice.create'), { body })).data;
+  return (await client.call('voice.create', { body })).data;
 }
 
 export interface UploadReporter {
@@ -129,7 +107,7 @@ export async function uploadWithRetries(ctx: Context, client: ApiClient, uri: st
 /** upload-complete; a 409 after a lost response means the first attempt landed: the job's status tells. */
 export async function completeUpload(client: ApiClient, id: string): Promise<VoiceJob> {
   try {
-    return (await client.call<VoiceJob>(endpoint('voice.uploadComplete'), { params: { jobId: id } })).data;
+    return (await client.call('voice.uploadComplete', { path: { jobId: id } })).data;
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 409)) throw e;
     const job = await getJob(client, id);
@@ -139,11 +117,11 @@ export async function completeUpload(client: ApiClient, id: string): Promise<Voi
 }
 
 export async function getJob(client: ApiClient, id: string): Promise<VoiceJob> {
-  return (await client.call<VoiceJob>(endpoint('voice.get'), { params: { jobId: id } })).data;
+  return (await client.call('voice.get', { path: { jobId: id } })).data;
 }
 
 export async function deleteJob(client: ApiClient, id: string): Promise<void> {
-  await client.call(endpoint('voice.delete'), { params: { jobId: id } });
+  await client.call('voice.delete', { path: { jobId: id } });
 }
 
 /** Delay before the next poll: ×1.5 from 1 s up to 30 s, ±20 % jitter. */

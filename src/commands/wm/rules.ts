@@ -4,6 +4,9 @@ import { UsageError } from '../../errors.js';
 /** `--scope` values: the user, workspace and organization word-memory scopes. */
 export const SCOPE_CHOICES = ['user', 'workspace', 'org'] as const;
 
+/** The most requests `wm import` and `wm sync` keep in flight. */
+export const MAX_CONCURRENCY = 16;
+
 /** The word-memory rules the service enforces (decisions.md §3.7), checked before anything is sent. */
 
 /** The first C0 control character or DEL in `value` (whitespace ones are reported as whitespace before). */
@@ -35,18 +38,4 @@ export function checkText(flag: string, name: string, value: string): string {
   const problem = textProblem(name, value);
   if (problem) throw new UsageError(`${flag} "${value}": ${problem}`, `A word memory is ${LIMITS.wordMemoryText.min} to ${LIMITS.wordMemoryText.max} characters without whitespace.`);
   return value;
-}
-
-/** A whole number flag within [min, max]. */
-export function intFlag(flag: string, value: string | undefined, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} "${value}" must be a whole number from ${min} to ${max}`);
-  return n;
-}
-
-/** Word-memory ids are integers. */
-export function parseId(value: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError(`"${value}" is not a word-memory id`, 'Ids are whole numbers; see `notevox wm list`.');
-  return Number(value);
 }
