@@ -5,7 +5,7 @@ import type { ApiClient } from '../../client/client.js';
 import { explainError } from '../../client/errors.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { paint, truncate } from '../../io/text.js';
-import { readHead, sniffAudio } from '../../sandbox/voice/sniff.js';
+import { readHead, sniffAudio } from '../../audio/sniff.js';
 import { printList } from '../list.js';
 import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';

@@ -64,7 +64,7 @@ function listNotes(ctx: HandlerContext, workspaces?: string[]) {
   return { content: page.rows.map((n) => noteJson(rt.db, n)), nextCursor: page.nextCursor };
 }
 
-export const notesCoreHandlers: HandlerMap = {
+export const notesCoreHandlers = {
   'notes.list': (ctx) => listNotes(ctx),
 
   'notes.listWorkspace': (ctx) => {
@@ -94,4 +94,4 @@ export const notesCoreHandlers: HandlerMap = {
     });
     return noteJson(rt.db, { ...note!, title: body.title, updated_at: now });
   },
-};
+} satisfies HandlerMap;

@@ -121,7 +121,7 @@ function mentionJson(m: MentionRow) {
   };
 }
 
-export const wikiHandlers: HandlerMap = {
+export const wikiHandlers = {
   'wiki.pages': (ctx) => {
     const { query } = ctx;
     let since: number | undefined;
@@ -183,4 +183,4 @@ export const wikiHandlers: HandlerMap = {
     scored.sort((a, b) => b.score - a.score);
     return { content: scored.map((x) => pageJson(x.r)) };
   },
-};
+} satisfies HandlerMap;
