@@ -1,7 +1,7 @@
 import { CommanderError, type Command } from '@commander-js/extra-typings';
 import type { ClientOptions } from './client/client.js';
 import type { ExplainedError } from './client/errors.js';
-import { splitHint } from './commands/args.js';
+import { usageMessage } from './commands/args.js';
 import { openConfig } from './config/store.js';
 import { createContext } from './context.js';
 import { EXIT } from './errors.js';
@@ -148,7 +148,7 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.OK;
       // A value refused by an argument parser (commands/args.ts) carries its hint on the lines after the first.
-      const { message, hint } = splitHint(err.message.replace(/^error:\s*/, ''));
+      const { message, hint } = usageMessage(err.message);
       printError(io, { exitCode: EXIT.USAGE, message, hint: hint ?? 'Run the command with --help for usage.' }, jsonErrors);
       return EXIT.USAGE;
     }

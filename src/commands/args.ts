@@ -22,6 +22,21 @@ export function splitHint(message: string): { message: string; hint?: string } {
   return { message: first.trim(), hint: hint || undefined };
 }
 
+/**
+ * A usage error of commander, in the CLI's words: a value refused by a parser here (or by `.choices()`) reads
+ * `--limit "0" must be a whole number of at least 1` or `guid "x" is not a note guid`, naming the option or argument
+ * and the value as typed; its hint is the line after. Other messages keep commander's words.
+ */
+export function usageMessage(raw: string): { message: string; hint?: string } {
+  const { message, hint } = splitHint(raw.replace(/^error:\s*/, ''));
+  const problem = (text: string) => text.replace(/^Allowed choices are (.*?)\.?$/, 'is not one of $1');
+  const option = /^option '(?:[^']*?(--[\w-]+)|(-\w))[^']*' argument '([\s\S]*)' is invalid\. ([\s\S]*)$/.exec(message);
+  if (option) return { message: `${option[1] ?? option[2]} "${option[3]}" ${problem(option[4])}`, hint };
+  const argument = /^command-argument value '([\s\S]*)' is invalid for argument '([^']+)'\. ([\s\S]*)$/.exec(message);
+  if (argument) return { message: `${argument[2]} "${argument[1]}" ${problem(argument[3])}`, hint };
+  return { message, hint };
+}
+
 /** A whole number from `min` to `max` (both included). */
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER, hint?: string) {
   return (value: string): number => {

@@ -120,7 +120,7 @@ describe('folders create', () => {
     ['a blank title', ['   '], /title ".*" is blank[\s\S]*1 to 50 characters/],
     ['a 51-character title', ['x'.repeat(51)], /is 51 characters long[\s\S]*1 to 50 characters/],
     ['a bad colour', ['ok', '--color', '#12345G'], /--color "#12345G" is not a colour[\s\S]*#RRGGBB/],
-    ['an unknown sharing type', ['ok', '--sharing', 'EVERYONE'], /--sharing "EVERYONE" is not a sharing type/],
+    ['an unknown sharing type', ['ok', '--sharing', 'EVERYONE'], /--sharing "EVERYONE" is not one of .*LIMITED/],
     ['PRIVATE without --workspace', ['ok', '--sharing', 'PRIVATE'], /PRIVATE needs --workspace/],
     ['a non-numeric parent', ['ok', '--parent', 'x1'], /--parent "x1" is not a folder id/],
     ['a malformed member', ['ok', '--member', 'marco'], /--member "marco" is not userId:ROLE/],

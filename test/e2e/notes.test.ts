@@ -198,7 +198,7 @@ describe('notes sub-resource commands', () => {
       expect(asJson.sections[0].content.type).toBe('text/html');
     });
     it('document errors: bad id (2), unknown (5), missing --out directory (2)', async () => {
-      await rejectedLocally(['notes', 'documents', 'get', N.launchKickoff, 'abc'], 2, /document id "abc" is not an id/);
+      await rejectedLocally(['notes', 'documents', 'get', N.launchKickoff, 'abc'], 2, /documentId "abc" is not a document id/);
       await rejectedLocally(['notes', 'documents', 'get', N.launchKickoff, '1', '--out', file('missing/dir/doc.md')], 2, /directory .* does not exist/);
       expect((await cli(['notes', 'documents', 'get', N.launchKickoff, '99999'])).exitCode).toBe(5);
     });
@@ -207,7 +207,7 @@ describe('notes sub-resource commands', () => {
       await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', '1'], 10, /hint: Pass --locale/);
       await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', '1', '--locale', 'en-US'], 2, /not a locale of the form ll_CC/);
       await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', '1', '--locale', 'pt_BR'], 2, /not a document locale/);
-      await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', 'one', '--locale', 'en_US'], 2, /template id "one" is not an id/);
+      await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', 'one', '--locale', 'en_US'], 2, /--template "one" is not a template id/);
       const out = await json(['notes', 'documents', 'generate', N.launchKickoff, '--template', String(DEMO_TEMPLATES.onePager), '--locale', 'fr_FR']);
       expect(out.document).toMatchObject({ locale: 'fr_FR', template: { id: DEMO_TEMPLATES.onePager } });
       const table = await ok(['notes', 'documents', 'generate', N.launchKickoff, '--template', String(DEMO_TEMPLATES.meetingMinutes), '--locale', 'en_US', '-o', 'table']);

@@ -55,7 +55,7 @@ describe('wiki commands', () => {
     const before = requests();
     const since = await cli(['wiki', 'pages', ...PRODUCT, '--since', 'last week']);
     expect(since.exitCode).toBe(2);
-    expect(since.stderr).toContain('--since "last week" is not an ISO 8601 date or timestamp');
+    expect(since.stderr).toContain('--since "last week" is not an ISO 8601 date or instant');
     for (const limit of ['0', '201', 'ten']) {
       const r = await cli(['wiki', 'mentions', BUSY, ...PRODUCT, '--limit', limit]);
       expect(r.exitCode).toBe(2);

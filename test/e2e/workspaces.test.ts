@@ -82,10 +82,10 @@ describe('workspaces and org commands', () => {
   });
 
   it('validates names and minutes before any request', async () => {
-    expect((await rejectedLocally(['workspaces', 'create', '   '], 2)).stderr).toContain('the workspace name is blank');
+    expect((await rejectedLocally(['workspaces', 'create', '   '], 2)).stderr).toContain('name "   " is blank');
     expect((await rejectedLocally(['workspaces', 'create', 'x'.repeat(101)], 2)).stderr).toMatch(/101 characters long[\s\S]*1 to 100 characters/);
     expect((await rejectedLocally(['workspaces', 'rename', 'Sales', ''], 2)).stderr).toContain('blank');
-    expect((await rejectedLocally(['workspaces', 'quota', 'Sales', '--minutes', '1.5'], 2)).stderr).toContain('--minutes "1.5" is not a whole number');
+    expect((await rejectedLocally(['workspaces', 'quota', 'Sales', '--minutes', '1.5'], 2)).stderr).toContain('--minutes "1.5" must be a whole number');
     expect((await rejectedLocally(['workspaces', 'quota', 'Sales', '--minutes', '-1'], 2)).stderr).toContain('--minutes "-1"');
     expect((await rejectedLocally(['workspaces', 'quota', 'Sales'], 2)).stderr).toContain('exactly one of --minutes <n> and --unlimited');
     expect((await rejectedLocally(['workspaces', 'quota', 'Sales', '--minutes', '5', '--unlimited'], 2)).stderr).toContain('exactly one');

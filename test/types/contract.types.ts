@@ -26,7 +26,8 @@ export async function endpointIds(): Promise<void> {
     const guid: string = page.items[0].guid;
     // @ts-expect-error items have the list's item type
     const nope: number = page.items[0].guid;
-    void guid, nope;
+    void guid;
+    void nope;
   }
   // @ts-expect-error only list endpoints can be paginated
   client.paginate('notes.get', { path: { noteGuid: 'x' } });
@@ -47,12 +48,13 @@ export const complete: Handlers = HANDLERS;
 export type Every = keyof Handlers extends CanonicalEndpointId ? true : never;
 
 // A command's work gets the flags its options declare, typed; an option it did not declare does not type-check.
-const list = () => new Command('list').option('--limit <n>', 'how many', (v: string) => Number(v)).option('--all', 'every page');
+export const list = () => new Command('list').option('--limit <n>', 'how many', (v: string) => Number(v)).option('--all', 'every page');
 export function work(flags: Flags<typeof list>): number {
   const limit: number | undefined = flags.limit;
   const all: true | undefined = flags.all;
   // @ts-expect-error --cursor is not an option of this command
   const cursor = flags.cursor;
-  void all, cursor;
+  void all;
+  void cursor;
   return limit ?? 0;
 }
