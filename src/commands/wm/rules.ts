@@ -1,4 +1,4 @@
-import { LIMITS } from '../../contract/limits.js';
+import { charCount, LIMITS } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
 
 /** `--scope` values: the user, workspace and organization word-memory scopes. */
@@ -21,7 +21,8 @@ function controlCharacter(value: string): number | undefined {
 /** Why `value` cannot be a word-memory `entry`/`subEntry`, or undefined when it can. */
 export function textProblem(name: string, value: string): string | undefined {
   const { min, max } = LIMITS.wordMemoryText;
-  if (value.length < min) return `${name} is empty`;
+  const length = charCount(value);
+  if (length < min) return `${name} is empty`;
   // csv-parse decodes bytes that are not UTF-8 as U+FFFD.
   if (value.includes('\uFFFD')) return `${name} is not valid UTF-8`;
   if (/\s/.test(value)) return `${name} contains whitespace`;
@@ -29,7 +30,7 @@ export function textProblem(name: string, value: string): string | undefined {
   const control = controlCharacter(value);
   if (control !== undefined)
     return `${name} contains the control character U+${control.toString(16).toUpperCase().padStart(4, '0')}${control === 0 ? ' (is the file UTF-16? save it as UTF-8)' : ''}`;
-  if (value.length > max) return `${name} is ${value.length} characters long (at most ${max})`;
+  if (length > max) return `${name} is ${length} characters long (at most ${max})`;
   return undefined;
 }
 
