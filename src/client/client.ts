@@ -71,6 +71,8 @@ export interface ClientOptions {
    * requests overlap. `node` or `undici` force one (tests run the same cases on both; node cannot use a proxy).
    */
   transport?: 'auto' | TransportKind;
+  /** One transport for every request, in place of node:http and undici (tests: the sandbox's app in this process, no socket); not closed by close(). */
+  wire?: Transport;
 }
 
 export type QueryValue = string | number | boolean | undefined | null | string[];
@@ -311,6 +313,7 @@ export function createClient(opts: ClientOptions): ApiClient {
   const forced: TransportKind | undefined = opts.dispatcher !== undefined ? 'undici' : opts.transport === 'auto' ? undefined : opts.transport;
   const transports: Partial<Record<TransportKind, Promise<Transport>>> = {};
   const getTransport = (kind: TransportKind): Promise<Transport> => {
+    if (opts.wire) return Promise.resolve(opts.wire);
     const made = (transports[kind] ??=
       kind === 'node'
         ? Promise.resolve(createNodeTransport())

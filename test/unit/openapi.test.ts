@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPath, endpoint, ENDPOINTS, type EndpointId } from '../../src/contract/endpoints.js';
 import { LIMITS, PAGE_SIZES } from '../../src/contract/limits.js';
 import { SCOPE_NAMES } from '../../src/contract/scopes.js';
-import { DEMO_FOLDERS, DEMO_KEYS, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_FOLDERS, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { speechLikeWav, THREE_WORDS } from '../helpers/audio.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
+import { K } from '../helpers/expect.js';
 
 /**
  * docs/openapi.json against an OpenAPI 3.1 validator, and against the sandbox: a successful call of every endpoint
@@ -19,7 +20,6 @@ import { inProcessSandbox } from '../helpers/sandbox.js';
 
 const DOC_TEXT = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
 const DOC = JSON.parse(DOC_TEXT);
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, k.token])) as Record<keyof typeof DEMO_KEYS, string>;
 const PRODUCT = DEMO_WORKSPACES.product;
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 

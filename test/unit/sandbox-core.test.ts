@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS_WITH_SCHEMAS, schemasOf } from '../../src/contract/endpoint-schemas.js';
 import { ENDPOINTS, buildPath, endpoint, type EndpointId } from '../../src/contract/endpoints.js';
 import { ERROR_CODES, ERROR_TYPES, ERROR_TYPE_BY_STATUS, errorTypeForStatus } from '../../src/contract/errors.js';
-import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import * as schemas from '../../src/contract/schemas.js';
 import { SCOPE_NAMES, scopeAllows } from '../../src/contract/scopes.js';
 import { REQUEST_LOG_KEEP, createApp } from '../../src/sandbox/app.js';
@@ -14,16 +13,9 @@ import { DEMO_FOLDERS, DEMO_KEYS, demoSeed, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIK
 import { prepareSandbox } from '../../src/sandbox/server.js';
 import { FaultInjector, FaultSpecError, parseFaultSpec } from '../../src/sandbox/faults.js';
 import { inProcessSandbox, startTestSandbox } from '../helpers/sandbox.js';
+import { K, expectError } from '../helpers/expect.js';
 
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, `${k.id}.${k.secret}`])) as Record<keyof typeof DEMO_KEYS, string>;
 type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
-
-function expectError(res: { status: number; json: any }, status: number, code: number) {
-  expect(res.status).toBe(status);
-  expect(errorEnvelopeSchema.safeParse(res.json).success).toBe(true);
-  expect(res.json.error.code).toBe(code);
-  expect(res.json.error.errorType).toBe(errorTypeForStatus(status));
-}
 
 describe('contract', () => {
   it('lists every endpoint once, under /v1/, with a known scope', () => {
