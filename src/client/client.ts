@@ -8,6 +8,7 @@
 import { open, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { isLoopbackHost } from '../config/baseurl.js';
+import { sleep as pause } from '../timing.js';
 import { API_PREFIX, type PageSpec } from '../contract/limits.js';
 import type { ItemOf, ListEndpointId, BodyOf, PathOf, QueryOf, ResponseOf } from '../contract/api.js';
 import type { EndpointSchemas } from '../contract/endpoint-schemas.js';
@@ -297,7 +298,7 @@ export function createClient(opts: ClientOptions): ApiClient {
   const connectTimeoutMs = opts.connectTimeoutMs ?? CLIENT_DEFAULTS.connectTimeoutMs;
   const maxRetries = opts.maxRetries ?? CLIENT_DEFAULTS.maxRetries;
   const maxTotalWaitMs = opts.maxTotalWaitMs ?? CLIENT_DEFAULTS.maxTotalWaitMs;
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = opts.sleep ?? ((ms: number) => pause(ms));
   const random = opts.random ?? Math.random;
   const now = opts.now ?? Date.now;
   const env = opts.env ?? process.env;

@@ -1,5 +1,6 @@
 import { parseRateLimit } from '../../client/retry.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
+import { sleep } from '../../timing.js';
 import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
 import type * as cmd from './index.js';
@@ -44,18 +45,6 @@ export async function followParagraphs(ctx: Context, guid: string, flags: Flags<
   const printed = new Set<number>();
   let cursor = flags.cursor;
   let backoff: number = FOLLOW_POLL.baseMs;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const onAbort = () => {
-        clearTimeout(t);
-        resolve();
-      };
-      const t = setTimeout(() => {
-        ctx.signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
-    });
 
   for (;;) {
     const note = (await client.call('notes.get', { path, signal: ctx.signal })).data;
@@ -90,7 +79,8 @@ export async function followParagraphs(ctx: Context, guid: string, flags: Flags<
       return;
     }
     backoff = fresh ? FOLLOW_POLL.baseMs : Math.min(FOLLOW_POLL.maxMs, backoff * FOLLOW_POLL.factor);
-    await sleep(nextPollDelay(backoff, headers, Date.now()));
+    // Ctrl-C cuts the wait short; the command then ends (130, from the CLI's handler).
+    await sleep(nextPollDelay(backoff, headers, Date.now()), ctx.signal).catch(() => undefined);
     if (ctx.signal.aborted) return;
   }
 }

@@ -3,6 +3,7 @@ import type { ApiClient } from '../../client/client.js';
 import { ApiError, NetworkError } from '../../client/errors.js';
 import { CliError, EXIT } from '../../errors.js';
 import { formatDuration } from '../../io/progress.js';
+import { backoffDelay, sleep, type Backoff } from '../../timing.js';
 import { keyIdentity, resolveWorkspace } from '../resolve.js';
 import type { Context } from '../types.js';
 import type { AudioFile } from './preflight.js';
@@ -16,27 +17,13 @@ export type JobStatus = VoiceJob['status'];
 export const isFinal = (s: JobStatus) => s === 'COMPLETED' || s === 'FAILED';
 
 export const POLL = { firstMs: 1000, capMs: 30_000, factor: 1.5, jitter: 0.2, maxConsecutiveErrors: 5 } as const;
+/** Upload retries: from 1 s, doubling, each wait between half and all of it. */
+const UPLOAD_BACKOFF = { firstMs: 1000, factor: 2, capMs: 60_000, jitter: [0.5, 1] } as const satisfies Backoff;
 export const UPLOAD_RETRIES = 3;
-const UPLOAD_BACKOFF_MS = 1000;
 
 /** Failures worth another try: 5xx, 429, or no response at all. */
 export const isTransient = (e: unknown) => e instanceof NetworkError || (e instanceof ApiError && (e.status >= 500 || e.status === 429));
 
-/** Wait `ms`, cut short by Ctrl-C. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** A function that runs `fn` once; later calls share the first call's promise. */
 export function once(fn: () => Promise<void> | void): () => Promise<void> {
@@ -99,7 +86,7 @@ export async function uploadWithRetries(ctx: Context, client: ApiClient, uri: st
     } catch (e) {
       if (ctx.signal.aborted || !isTransient(e) || attempt > UPLOAD_RETRIES) throw e;
       report.retry(attempt + 1, (e as Error).message);
-      await sleep(UPLOAD_BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2), ctx.signal);
+      await sleep(backoffDelay(UPLOAD_BACKOFF, attempt - 1), ctx.signal);
     }
   }
 }
@@ -127,7 +114,7 @@ export async function deleteJob(client: ApiClient, id: string): Promise<void> {
 /** Delay before the next poll: ×1.5 from 1 s up to 30 s, ±20 % jitter. */
 export function nextPollDelay(previousMs: number | undefined, random: () => number = Math.random): { base: number; wait: number } {
   const base = previousMs === undefined ? POLL.firstMs : Math.min(POLL.capMs, previousMs * POLL.factor);
-  return { base, wait: Math.round(base * (1 - POLL.jitter + 2 * POLL.jitter * random())) };
+  return { base, wait: Math.round(backoffDelay({ firstMs: base, factor: 1, capMs: base, jitter: [1 - POLL.jitter, 1 + POLL.jitter] }, 0, random)) };
 }
 
 /**
