@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/client/client.js';
 import { ApiError, NetworkError } from '../../src/client/errors.js';
 import type { EndpointId } from '../../src/contract/endpoints.js';
-import { pool } from '../../src/commands/voice/batch.js';
+import { pool } from '../../src/pool.js';
 import { completeUpload, isTransient, nextPollDelay, POLL } from '../../src/commands/voice/job.js';
 import { jobId, translationLocales } from '../../src/commands/args.js';
 import { parseDuration, shellWord } from '../../src/commands/voice/options.js';

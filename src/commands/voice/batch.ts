@@ -9,6 +9,7 @@ import { readHead, sniffAudio } from '../../audio/sniff.js';
 import { printList } from '../list.js';
 import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
+import { pool } from '../../pool.js';
 import type * as cmd from './index.js';
 import { interactive, resumeCommand, submitFile, waitWithResumeHint, type JobEvents, type JobRequest } from './flow.js';
 import { jobWorkspace } from './job.js';
@@ -157,16 +158,6 @@ async function processItem(ctx: Context, client: ApiClient, item: Item, req: Job
   view.update(item, item.outcome === 'COMPLETED' ? `COMPLETED → ${item.outDir}` : `${item.outcome}: ${item.note}`);
 }
 
-/** Run `work` over `items`, at most `limit` at a time; waits for every worker before passing an error on. */
-export async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]);
-  });
-  const settled = await Promise.allSettled(workers);
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) throw failed.reason;
-}
 
 export async function transcribe(ctx: Context, paths: string[], flags: TranscribeFlags): Promise<number> {
   if (!flags.out) throw new UsageError('--out DIR is required', 'Each file gets DIR/<name>/ with its transcript, translations and summary; files already done there are skipped.');

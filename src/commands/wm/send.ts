@@ -1,3 +1,4 @@
+import { pool } from '../../pool.js';
 import type { ApiResponse } from '../../client/client.js';
 import { explainError } from '../../client/errors.js';
 import { CliError, type ExitCode } from '../../errors.js';
@@ -46,14 +47,8 @@ export async function runBatches<B, R>(source: AsyncIterable<B>, o: RunOptions<B
     if (first.done) return { concurrency: 0 };
     await one(first.value);
     const concurrency = o.concurrency ?? o.pacer.defaultConcurrency();
-    const worker = async () => {
-      while (error === undefined) {
-        const next = await it.next();
-        if (next.done) return;
-        await one(next.value);
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
+    // The rest from the same iterator; no new batch once one has failed.
+    await pool({ [Symbol.asyncIterator]: () => it }, concurrency, one, { more: () => error === undefined });
     return { error, concurrency };
   } finally {
     await it.return?.(undefined);
