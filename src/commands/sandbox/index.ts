@@ -33,6 +33,7 @@ export function registerSandbox(program: Command, r: Registry): void {
     'notevox sandbox start',
     'notevox sandbox start --port 0 --json            # one JSON line: baseUrl, keys and webhooks',
     'notevox sandbox start --state ./sandbox.db --rate-limit 0',
+    'notevox sandbox start --rate-limit 600/60s --rate-limit-window sliding',
     'notevox sandbox start --faults "503=0.2,reset=0.05" --fault-seed 42',
     'notevox sandbox start --webhook http://127.0.0.1:4242/webhooks --webhook-secret-file ./whsec.txt',
   ]);
