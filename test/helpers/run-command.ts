@@ -19,6 +19,10 @@ import { inProcessSandbox } from './sandbox.js';
  * the point: start-up, signals, ptys, completions.
  */
 
+// One process runs many commands here: string-width, which src/io/text.ts require()s synchronously on first measure,
+// is loaded up front so that no command finds it half-loaded by another one's import() (Node's require(esm) refuses that).
+await import('string-width');
+
 /** The base URL the in-process sandbox answers on: loopback, so the CLI sends a key over http as it does to a local sandbox. */
 export const SANDBOX_URL = 'http://127.0.0.1:4010';
 
@@ -188,8 +192,14 @@ export async function runCommand(argv: string[], o: RunOptions = {}): Promise<Co
       prompter,
       client: o.sandbox ? { wire: o.sandbox.wire, sleep: async () => {} } : {},
     });
-    prompter.verify();
-    return { exitCode, stdout: memory?.stdout() ?? '', stderr: memory?.stderr() ?? '' };
+    const result = { exitCode, stdout: memory?.stdout() ?? '', stderr: memory?.stderr() ?? '' };
+    try {
+      prompter.verify();
+    } catch (e) {
+      // What the command printed says why a prompt did not come (or another one did).
+      throw new Error(`${(e as Error).message}\nexit ${exitCode}; stderr:\n${result.stderr}`);
+    }
+    return result;
   } finally {
     if (ownDir) rmSync(ownDir, { recursive: true, force: true });
   }
