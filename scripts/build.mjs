@@ -9,16 +9,15 @@
 // dist/ holds only what runs: no source maps. esbuild's metafile goes to build/meta.json (tests read it), and
 // dist/help/ gets the help of every command for the launcher's fast path (src/help/).
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-/** Entry points (relative to the project root); those that do not exist (yet) are skipped. */
-const ENTRIES = ['src/cli.ts', 'src/sandbox/server-entry.ts'];
+/** The entry point of the bundle (relative to the project root): the sandbox is a command of the CLI, not an entry of its own. */
+const entryPoints = ['src/cli.ts'];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (path) => new URL(`../${path}`, import.meta.url);
 const { version, dependencies } = JSON.parse(readFileSync(at('package.json'), 'utf8'));
-const entryPoints = ENTRIES.filter((e) => existsSync(at(e)));
 
 rmSync(at('dist'), { recursive: true, force: true });
 rmSync(at('build'), { recursive: true, force: true });
@@ -82,8 +81,8 @@ await build({
   logLevel: 'warning',
 });
 const { helpFiles } = await import(pathToFileURL(`${root}build/help-model.js`).href);
-const { buildProgram, exitCodesText } = await import(pathToFileURL(`${root}dist/cli.js`).href);
-const { files, problems } = helpFiles(buildProgram(), { 'exit-codes': exitCodesText() });
+const { commandTree, exitCodesText } = await import(pathToFileURL(`${root}dist/cli.js`).href);
+const { files, problems } = helpFiles(commandTree(), { 'exit-codes': exitCodesText() });
 for (const [name, content] of Object.entries(files)) writeFileSync(at(`dist/help/${name}.json`), JSON.stringify(content));
 for (const p of problems) console.error(`warning: no fast help for ${p}`);
 

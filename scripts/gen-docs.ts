@@ -4,11 +4,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderCommandsDoc, renderEndpointsDoc, renderEventsDoc } from '../src/docs.js';
-import { buildProgram } from '../src/cli.js';
+import { commandTree } from '../src/program.js';
 import { openApiText } from '../src/contract/openapi.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-writeFileSync(root + 'docs/commands.md', renderCommandsDoc(buildProgram()));
+writeFileSync(root + 'docs/commands.md', renderCommandsDoc(commandTree()));
 writeFileSync(root + 'docs/endpoints.md', renderEndpointsDoc());
 writeFileSync(root + 'docs/openapi.json', openApiText());
 writeFileSync(root + 'docs/events.md', renderEventsDoc(readFileSync(root + 'docs/events.md', 'utf8')));

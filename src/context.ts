@@ -1,4 +1,4 @@
-import type { ApiClient } from './client/client.js';
+import type { ApiClient, ClientOptions } from './client/client.js';
 import type { Context, GlobalOptions } from './commands/types.js';
 import type { ConfigStore } from './config/store.js';
 import type { ResolvedCredentials } from './config/resolve.js';
@@ -15,12 +15,15 @@ export interface ContextDeps {
   globals: GlobalOptions;
   /** Stored settings (`notevox config`): `output` is the default format when no -o/--json is given. */
   settings?: Record<string, string>;
+  /** Answers prompts instead of the terminal (tests). */
+  prompter?: Prompter;
+  /** Settings for every API client, over the command's own (tests: a dispatcher reaching an in-process sandbox). */
+  client?: Partial<ClientOptions>;
   signal: AbortSignal;
   onInterrupt: Context['onInterrupt'];
   takeOverInterrupt: Context['takeOverInterrupt'];
   /** Run at the end of the command (close connections so the process can exit). */
   onDispose: (fn: () => Promise<void> | void) => void;
-  clock?: Context['clock'];
 }
 
 /** Characters an HTTP header value (and so a bearer key) may carry. */
@@ -72,8 +75,9 @@ function flagOrSetting(store: ConfigStore, flag: string, value: string | undefin
 export function checkingWrites(c: ApiClient): ApiClient {
   return {
     ...c,
-    async call<T>(ep: Parameters<ApiClient['call']>[0], req?: Parameters<ApiClient['call']>[1]) {
-      const res = await c.call<T>(ep, req);
+    call: async (id, ...req) => {
+      const res = await c.call(id, ...req);
+      const ep = (await import('./contract/endpoints.js')).endpoint(id);
       if (ep.method !== 'GET') (await import('./contract/answers.js')).assertAnswer(ep, res.data);
       return res;
     },
@@ -86,7 +90,7 @@ export function createContext(deps: ContextDeps): Context {
   let store: ConfigStore | undefined;
   let creds: ResolvedCredentials | undefined;
   let client: ApiClient | undefined;
-  let prompter: Prompter | undefined;
+  let prompter: Prompter | undefined = deps.prompter;
 
   const config = async () => {
     if (!store) {
@@ -121,6 +125,7 @@ export function createContext(deps: ContextDeps): Context {
       env,
       userAgent: `notevox/${VERSION} (node ${process.version})`,
       notLoggedIn: o.notLoggedIn,
+      ...deps.client,
     });
     deps.onDispose(() => c.close());
     return checkingWrites(c);
@@ -139,7 +144,6 @@ export function createContext(deps: ContextDeps): Context {
     env,
     globals,
     output,
-    clock: deps.clock ?? { now: () => new Date() },
     signal: deps.signal,
     onInterrupt: deps.onInterrupt,
     takeOverInterrupt: deps.takeOverInterrupt,

@@ -1,4 +1,4 @@
-import type { Command, Help } from 'commander';
+import type { CommandUnknownOpts as Command, Help } from '@commander-js/extra-typings';
 import { ENDPOINTS } from './contract/endpoints.js';
 import { EVENT_TYPES, folderNoteResourceId, WEBHOOK_DELIVERY, WEBHOOK_MAX_ATTEMPTS, type EventEnvelope, type EventResourceType, type EventType } from './contract/events.js';
 import { SCOPES } from './contract/scopes.js';

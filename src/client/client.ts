@@ -8,8 +8,11 @@
 import { open, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { isLoopbackHost } from '../config/baseurl.js';
+import { sleep as pause } from '../timing.js';
 import { API_PREFIX, type PageSpec } from '../contract/limits.js';
+import type { ItemOf, ListEndpointId, BodyOf, PathOf, QueryOf, ResponseOf } from '../contract/api.js';
 import type { EndpointSchemas } from '../contract/endpoint-schemas.js';
+import { endpoint, type EndpointId } from '../contract/endpoints.js';
 import type { Endpoint, PathParams } from '../contract/types.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { ApiError, NetworkError, notLoggedIn, redirectError, statusText } from './errors.js';
@@ -69,17 +72,43 @@ export interface ClientOptions {
    * requests overlap. `node` or `undici` force one (tests run the same cases on both; node cannot use a proxy).
    */
   transport?: 'auto' | TransportKind;
+  /** One transport for every request, in place of node:http and undici (tests: the sandbox's app in this process, no socket); not closed by close(). */
+  wire?: Transport;
 }
 
 export type QueryValue = string | number | boolean | undefined | null | string[];
 
-export interface CallRequest {
-  params?: PathParams;
-  query?: Record<string, QueryValue>;
-  body?: unknown;
+export interface RequestOptions {
   headers?: Record<string, string>;
   signal?: AbortSignal;
 }
+
+/** A request to an endpoint that is not in the table (tests, `notevox api`): nothing is checked. */
+export interface RawRequest extends RequestOptions {
+  path?: PathParams;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+}
+
+/**
+ * A request to a contract endpoint: its path parameters (required when the path has any), query and body, typed from
+ * the endpoint's path template and zod schemas (contract/api.ts).
+ */
+export type CallRequest<Id extends EndpointId> = Id extends EndpointId
+  ? RequestOptions &
+      ([keyof PathOf<Id>] extends [never] ? { path?: undefined } : { path: PathOf<Id> }) &
+      (Optional<QueryOf<Id>> extends true ? { query?: QueryOf<Id> } : { query: QueryOf<Id> }) &
+      (Optional<BodyOf<Id>> extends true ? { body?: BodyOf<Id> } : { body: BodyOf<Id> })
+  : never;
+
+/** Whether a query or body may be left out: it may be undefined, or every field of it is optional. */
+type Optional<T> = undefined extends T ? true : Empty extends T ? true : false;
+/** `{}`: what a request that sets nothing is. */
+type Empty = Record<never, never>;
+
+/** The request argument: optional when the endpoint needs nothing. */
+type CallArgs<Id extends EndpointId> = Empty extends CallRequest<Id> ? [req?: CallRequest<Id>] : [req: CallRequest<Id>];
+type PaginateArgs<Id extends EndpointId> = Empty extends CallRequest<Id> ? [req?: CallRequest<Id>, opts?: PaginateOptions] : [req: CallRequest<Id>, opts?: PaginateOptions];
 
 export interface ApiResponse<T> {
   status: number;
@@ -121,11 +150,16 @@ export interface ClientStats {
 export interface ApiClient {
   readonly baseUrl: string;
   readonly stats: ClientStats;
-  call<T = unknown>(ep: Endpoint, req?: CallRequest): Promise<ApiResponse<T>>;
+  /** Call a contract endpoint by id; the answer has the type of the endpoint's response schema. */
+  call<Id extends EndpointId>(id: Id, ...req: CallArgs<Id>): Promise<ApiResponse<ResponseOf<Id>>>;
+  /** Call an endpoint row that may not be in the table (tests of the client itself); the answer is unchecked. */
+  callEndpoint(ep: Endpoint, req?: RawRequest): Promise<ApiResponse<unknown>>;
   /** Any path: relative paths get the API prefix, `/…` paths are used as-is, full URLs must be on the base URL's origin. */
-  request<T = unknown>(method: string, pathOrUrl: string, req?: Omit<CallRequest, 'params'>): Promise<ApiResponse<T> & { rawBody: string }>;
-  /** Follow `nextCursor`; the last page yielded carries the cursor to continue from (null at the end). */
-  paginate<T = unknown>(ep: Endpoint, req?: CallRequest, opts?: PaginateOptions): AsyncGenerator<Page<T>>;
+  request(method: string, pathOrUrl: string, req?: Omit<RawRequest, 'path'>): Promise<ApiResponse<unknown> & { rawBody: string }>;
+  /** Follow `nextCursor` of a list endpoint; the last page yielded carries the cursor to continue from (null at the end). */
+  paginate<Id extends ListEndpointId>(id: Id, ...args: PaginateArgs<Id>): AsyncGenerator<Page<ItemOf<Id>>>;
+  /** `paginate` for an endpoint row that may not be in the table (tests of the client itself). */
+  paginateEndpoint(ep: Endpoint, req?: RawRequest, opts?: PaginateOptions): AsyncGenerator<Page<unknown>>;
   /** PUT a file to a pre-signed URL (no Authorization, no retries). */
   upload(url: string, opts: UploadOptions): Promise<{ status: number }>;
   close(): Promise<void>;
@@ -264,7 +298,7 @@ export function createClient(opts: ClientOptions): ApiClient {
   const connectTimeoutMs = opts.connectTimeoutMs ?? CLIENT_DEFAULTS.connectTimeoutMs;
   const maxRetries = opts.maxRetries ?? CLIENT_DEFAULTS.maxRetries;
   const maxTotalWaitMs = opts.maxTotalWaitMs ?? CLIENT_DEFAULTS.maxTotalWaitMs;
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = opts.sleep ?? ((ms: number) => pause(ms));
   const random = opts.random ?? Math.random;
   const now = opts.now ?? Date.now;
   const env = opts.env ?? process.env;
@@ -280,6 +314,7 @@ export function createClient(opts: ClientOptions): ApiClient {
   const forced: TransportKind | undefined = opts.dispatcher !== undefined ? 'undici' : opts.transport === 'auto' ? undefined : opts.transport;
   const transports: Partial<Record<TransportKind, Promise<Transport>>> = {};
   const getTransport = (kind: TransportKind): Promise<Transport> => {
+    if (opts.wire) return Promise.resolve(opts.wire);
     const made = (transports[kind] ??=
       kind === 'node'
         ? Promise.resolve(createNodeTransport())
@@ -323,7 +358,7 @@ export function createClient(opts: ClientOptions): ApiClient {
     return decision.proxy;
   }
 
-  function prepare(method: string, url: URL, req: Omit<CallRequest, 'params'>, auth: boolean, retryable: boolean): Prepared {
+  function prepare(method: string, url: URL, req: Omit<RawRequest, 'path'>, auth: boolean, retryable: boolean): Prepared {
     const json = req.body !== undefined;
     return {
       method,
@@ -435,9 +470,9 @@ export function createClient(opts: ClientOptions): ApiClient {
     }
   }
 
-  async function call<T>(ep: Endpoint, req: CallRequest = {}): Promise<ApiResponse<T>> {
+  async function callEndpoint(ep: Endpoint, req: RawRequest = {}): Promise<ApiResponse<unknown>> {
     if (ep.auth && !key) throw (opts.notLoggedIn ?? notLoggedIn)();
-    const url = new URL(base + fillPath(ep, req.params) + buildQuery(req.query));
+    const url = new URL(base + fillPath(ep, req.path) + buildQuery(req.query));
     const retryable = ep.idempotent || SAFE_METHODS.has(ep.method);
     const res = await execute({ ...prepare(ep.method, url, req, ep.auth, retryable), endpoint: ep.id });
     const data = parseData(res);
@@ -450,7 +485,7 @@ export function createClient(opts: ClientOptions): ApiClient {
         log(`note: ${ep.id} response differs from the documented shape at ${issue.path.join('.') || '(root)'}: ${issue.message} (ignored)`);
       }
     }
-    return { status: res.status, headers: res.headers, data: data as T, attempts: res.attempts };
+    return { status: res.status, headers: res.headers, data, attempts: res.attempts };
   }
 
   function resolveUrl(pathOrUrl: string, query: Record<string, QueryValue> | undefined): URL {
@@ -468,14 +503,14 @@ export function createClient(opts: ClientOptions): ApiClient {
     return url;
   }
 
-  async function request<T>(method: string, pathOrUrl: string, req: Omit<CallRequest, 'params'> = {}) {
+  async function request(method: string, pathOrUrl: string, req: Omit<RawRequest, 'path'> = {}) {
     const m = method.toUpperCase();
     const url = resolveUrl(pathOrUrl, req.query);
     const res = await execute(prepare(m, url, req, true, SAFE_METHODS.has(m)));
-    return { status: res.status, headers: res.headers, data: parseData(res) as T, attempts: res.attempts, rawBody: res.rawBody };
+    return { status: res.status, headers: res.headers, data: parseData(res), attempts: res.attempts, rawBody: res.rawBody };
   }
 
-  async function* paginate<T>(ep: Endpoint, req: CallRequest = {}, o: PaginateOptions = {}): AsyncGenerator<Page<T>> {
+  async function* paginateEndpoint(ep: Endpoint, req: RawRequest = {}, o: PaginateOptions = {}): AsyncGenerator<Page<unknown>> {
     let cursor = o.cursor;
     let yielded = 0;
     while (o.limit === undefined || yielded < o.limit) {
@@ -484,7 +519,7 @@ export function createClient(opts: ClientOptions): ApiClient {
       const query = { ...req.query };
       if (ep.page && size !== undefined) query[ep.page.param] = size;
       if (cursor) query[CURSOR_PARAM] = cursor;
-      const page = readPage<T>(ep, (await call<unknown>(ep, { ...req, query })).data);
+      const page = readPage<unknown>(ep, (await callEndpoint(ep, { ...req, query })).data);
       const items = remaining !== undefined ? page.items.slice(0, remaining) : page.items;
       yielded += items.length;
       yield { items, nextCursor: page.nextCursor };
@@ -513,9 +548,12 @@ export function createClient(opts: ClientOptions): ApiClient {
   return {
     baseUrl: base,
     stats,
-    call,
+    // The endpoint's schemas give the types; the answer is the service's (checked under --debug only).
+    call: (id, ...[req]) => callEndpoint(endpoint(id), req as RawRequest) as Promise<ApiResponse<never>>,
+    callEndpoint,
     request,
-    paginate,
+    paginate: (id, ...[req, o]) => paginateEndpoint(endpoint(id), req as RawRequest, o) as AsyncGenerator<Page<never>>,
+    paginateEndpoint,
     upload,
     async close() {
       const open = Object.values(transports);

@@ -1,6 +1,8 @@
 /** Retry policy: which failures are worth repeating, how long to wait, and rate-limit headers. */
+import { backoffDelay, type Backoff } from '../timing.js';
 
-export const BACKOFF = { baseMs: 500, capMs: 20_000 } as const;
+/** Exponential backoff with full jitter: random() × min(cap, base × 2^retryIndex). */
+export const BACKOFF = { firstMs: 500, factor: 2, capMs: 20_000, jitter: [0, 1] } as const satisfies Backoff;
 
 /** Statuses worth repeating (for requests that are safe to repeat). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
@@ -8,9 +10,9 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 5
 /** Methods that may be repeated without asking the endpoint (POST/PATCH need `idempotent: true`). */
 export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 
-/** Exponential backoff with full jitter: random() × min(cap, base × 2^retryIndex). */
+/** The wait before retry `retryIndex` (0 for the first). */
 export function backoffMs(retryIndex: number, random: () => number): number {
-  return random() * Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** retryIndex);
+  return backoffDelay(BACKOFF, retryIndex, random);
 }
 
 /** `Retry-After` in seconds (delta-seconds or an HTTP date), never negative; undefined when absent or unreadable. */

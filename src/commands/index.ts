@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
+import type { Registry } from './registry.js';
 import { registerApi } from './api/index.js';
 import { registerAuth } from './auth/index.js';
 import { registerCompletion } from './completion/index.js';
@@ -14,18 +15,18 @@ import { registerWordMemories } from './wm/index.js';
 import { registerWorkspaces } from './workspaces/index.js';
 
 /** Every command, registered cheaply (each one's work is imported when it runs). */
-export function registerCommands(program: Command): void {
-  registerAuth(program);
-  registerConfig(program);
-  registerNotes(program);
-  registerFolders(program);
-  registerTemplates(program);
-  registerWordMemories(program);
-  registerVoice(program);
-  registerWorkspaces(program);
-  registerWiki(program);
-  registerApi(program);
-  registerWebhooks(program);
-  registerSandbox(program);
-  registerCompletion(program);
+export function registerCommands(program: Command, r: Registry): void {
+  registerAuth(program, r);
+  registerConfig(program, r);
+  registerNotes(program, r);
+  registerFolders(program, r);
+  registerTemplates(program, r);
+  registerWordMemories(program, r);
+  registerVoice(program, r);
+  registerWorkspaces(program, r);
+  registerWiki(program, r);
+  registerApi(program, r);
+  registerWebhooks(program, r);
+  registerSandbox(program, r);
+  registerCompletion(program, r);
 }

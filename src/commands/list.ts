@@ -1,17 +1,10 @@
-import type { Endpoint, PathParams } from '../contract/types.js';
-import { UsageError } from '../errors.js';
+import type { CallRequest, RawRequest } from '../client/client.js';
+import type { ListEndpointId } from '../contract/api.js';
+import { endpoint } from '../contract/endpoints.js';
+import type { Endpoint } from '../contract/types.js';
 import type { Column } from '../io/render.js';
 import type { ListFlags } from './shared.js';
 import type { Context } from './types.js';
-
-export function parseLimit(value: string | undefined, max = Number.MAX_SAFE_INTEGER): number {
-  const n = Number(value ?? 50);
-  if (!Number.isInteger(n) || n < 1 || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? 'a whole number of at least 1' : `a whole number from 1 to ${max}`;
-    throw new UsageError(`--limit "${value}" must be ${range}`, 'Pass e.g. --limit 100, or --all for every page.');
-  }
-  return n;
-}
 
 /** "notes" → "note", "word memories" → "word memory" (for "Showing 1 …"). */
 export function singular(noun: string): string {
@@ -24,24 +17,19 @@ export function singular(noun: string): string {
  * Print a paged list: streams page by page (constant memory with ndjson/csv/tsv), stops at --limit
  * unless --all, and says on stderr how to get the rest when the list was cut short.
  */
-export async function printPaged(
-  ctx: Context,
-  ep: Endpoint,
-  req: { params?: PathParams; query?: Record<string, any> },
-  columns: Column[],
-  flags: ListFlags,
-  noun: string,
-): Promise<void> {
+export async function printPaged<Id extends ListEndpointId>(ctx: Context, id: Id, req: CallRequest<Id>, columns: Column[], flags: ListFlags, noun: string): Promise<void> {
+  const ep: Endpoint = endpoint(id);
   if (!ep.page) throw new Error(`${ep.id} is not paged`);
-  const limit = flags.all ? undefined : parseLimit(flags.limit);
+  const limit = flags.all ? undefined : flags.limit;
   const pageSize = Math.min(ep.page.max, limit ?? ep.page.max);
   const client = await ctx.client();
   const { createListWriter } = await import('../io/render.js');
   const writer = createListWriter(ctx.io, columns, ctx.output);
   let shown = 0;
   let next: string | null = null;
-  for await (const page of client.paginate<Record<string, unknown>>(ep, req, { pageSize, limit, cursor: flags.cursor })) {
-    writer.write(page.items);
+  // Any list: the rows go to the renderer as they are.
+  for await (const page of client.paginateEndpoint(ep, req as RawRequest, { pageSize, limit, cursor: flags.cursor })) {
+    writer.write(page.items as object[]);
     shown += page.items.length;
     next = page.nextCursor;
   }

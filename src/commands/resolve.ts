@@ -1,6 +1,8 @@
 import type { ApiClient } from '../client/client.js';
 import { ApiError } from '../client/errors.js';
+import type { ResponseOf } from '../contract/api.js';
 import { aliasOf, endpoint } from '../contract/endpoints.js';
+import type { Endpoint } from '../contract/types.js';
 import { ERROR_CODES } from '../contract/errors.js';
 import { LIMITS } from '../contract/limits.js';
 import { CliError, EXIT } from '../errors.js';
@@ -16,20 +18,22 @@ interface WorkspaceLite {
  * (`/organizations/me`, `/workspaces`, `/workspaces/me`: decisions.md §2.2). A sandbox older than that answers
  * 404001 (no route) there; then the `auth/` form of the path is asked. Every other error is the caller's.
  */
-export async function keyIdentity<T>(client: ApiClient, id: 'organizations.me' | 'workspaces.reachable' | 'workspaces.me'): Promise<T> {
+export async function keyIdentity<Id extends 'organizations.me' | 'workspaces.reachable' | 'workspaces.me'>(client: ApiClient, id: Id): Promise<ResponseOf<Id>> {
+  // Both paths answer with the schema of `id` (the older one's row is an alias of it).
+  const ask = async (ep: Endpoint) => (await client.callEndpoint(ep)).data as ResponseOf<Id>;
   try {
-    return (await client.call<T>(endpoint(id))).data;
+    return await ask(endpoint(id));
   } catch (e) {
     const older = aliasOf(id);
     if (!(older && e instanceof ApiError && e.code === ERROR_CODES.NO_ROUTE)) throw e;
-    return (await client.call<T>(older)).data;
+    return ask(older);
   }
 }
 
 /** The workspaces the key reaches (`GET /workspaces`), fetched once per command. */
 export async function reachableWorkspaces(ctx: Context): Promise<WorkspaceLite[]> {
   const client = await ctx.client();
-  return (await keyIdentity<{ content: WorkspaceLite[] }>(client, 'workspaces.reachable')).content;
+  return (await keyIdentity(client, 'workspaces.reachable')).content;
 }
 
 /** Accept a workspace guid or an exact name; names are resolved through the list of reachable workspaces. */

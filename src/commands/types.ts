@@ -4,25 +4,11 @@ import type { ResolvedCredentials } from '../config/resolve.js';
 import type { IOStreams } from '../io/iostreams.js';
 import type { Prompter } from '../io/prompter.js';
 import type { OutputOptions } from '../io/render.js';
+import type { root } from '../program.js';
+import type { Flags } from './registry.js';
 
-/** Options every command accepts (defined once on the root program). */
-export interface GlobalOptions {
-  profile?: string;
-  baseUrl?: string;
-  output?: string;
-  json?: boolean;
-  fields?: string;
-  query?: string;
-  debug?: boolean;
-  color?: boolean;
-  input?: boolean;
-  timeout?: string;
-  maxRetries?: string;
-}
-
-export interface Clock {
-  now(): Date;
-}
+/** Options every command accepts: those of the root program (program.ts), as commander types them. */
+export type GlobalOptions = Flags<typeof root>;
 
 /** What a command receives: no command reaches for process globals itself, so tests can swap any of these. */
 export interface Context {
@@ -31,7 +17,6 @@ export interface Context {
   globals: GlobalOptions;
   /** Output format and filters chosen by -o/--json/--fields/--query (or the `output` setting). */
   output: OutputOptions;
-  clock: Clock;
   config(): Promise<ConfigStore>;
   credentials(): Promise<ResolvedCredentials>;
   /** The API client for the resolved profile; fails with exit 3 when an API call needs a key and none is set. */

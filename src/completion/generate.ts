@@ -1,10 +1,9 @@
-import type { Command } from 'commander';
+import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import { bashCompletion } from './bash.js';
 import { fishCompletion } from './fish.js';
 import { buildModel, type CompletionModel } from './model.js';
 import { zshCompletion } from './zsh.js';
 
-export { completionCommandHelp } from './help.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];

@@ -1,4 +1,4 @@
-import type { Command, Option } from 'commander';
+import type { CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 
 /** The command tree reduced to what a completion script needs; sorted, so the scripts are deterministic. */
 

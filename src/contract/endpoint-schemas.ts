@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENDPOINTS } from './endpoints.js';
+import { ENDPOINTS, WM_OPS, type CanonicalEndpointId, type WordMemoryOp, type WordMemoryScopeKey } from './endpoints.js';
 import { PAGE_SIZES, type PageSpec } from './limits.js';
 import * as s from './schemas.js';
 import type { Endpoint } from './types.js';
@@ -28,27 +28,38 @@ function paramsOf(path: string): z.ZodObject {
   return z.object(shape);
 }
 
-const p = (shape: Record<string, z.ZodType>) => z.object(shape);
-const pageQuery = (spec: PageSpec) => p({ cursor: z.string().optional(), [spec.param]: z.coerce.number().int().min(spec.min).max(spec.max).optional() });
+const p = <T extends z.ZodRawShape>(shape: T) => z.object(shape);
+const pageQuery = <S extends PageSpec>(spec: S) =>
+  p({ cursor: z.string().optional(), [spec.param]: z.coerce.number().int().min(spec.min).max(spec.max).optional() } as { cursor: z.ZodOptional<z.ZodString> } & {
+    [K in S['param']]: z.ZodOptional<z.ZodCoercedNumber>;
+  });
 const noteListQuery = pageQuery(PAGE_SIZES.notes).extend({ folderId: z.string().optional(), keyword: z.string().optional() });
 const templateList = s.unpagedListOf(s.template);
 
 type Entry = Omit<EndpointSchemas, 'params'>;
 
-const wordMemories = (scope: string): Record<string, Entry> => {
-  const out: Record<string, Entry> = {
-    [`wm.${scope}.list`]: { query: pageQuery(PAGE_SIZES.wordMemories), response: s.pageOf(s.wordMemory) },
-    [`wm.${scope}.get`]: { response: s.wordMemory },
-  };
-  for (const variant of ['', 'Bulk']) {
-    out[`wm.${scope}.create${variant}`] = { body: s.wmCreateBody, response: s.wmCreateResponse };
-    out[`wm.${scope}.update${variant}`] = { body: s.wmUpdateBody, response: s.wmUpdateResponse };
-    out[`wm.${scope}.delete${variant}`] = { body: s.wmDeleteBody, response: s.wmDeleteResponse };
-  }
-  return out;
-};
+/** The schemas of each word-memory operation: the same in every scope. */
+const WM_ENTRIES = {
+  list: { query: pageQuery(PAGE_SIZES.wordMemories), response: s.pageOf(s.wordMemory) },
+  get: { response: s.wordMemory },
+  create: { body: s.wmCreateBody, response: s.wmCreateResponse },
+  update: { body: s.wmUpdateBody, response: s.wmUpdateResponse },
+  delete: { body: s.wmDeleteBody, response: s.wmDeleteResponse },
+  createBulk: { body: s.wmCreateBody, response: s.wmCreateResponse },
+  updateBulk: { body: s.wmUpdateBody, response: s.wmUpdateResponse },
+  deleteBulk: { body: s.wmDeleteBody, response: s.wmDeleteResponse },
+} as const satisfies Record<WordMemoryOp, Entry>;
 
-const ENTRIES: Record<string, Entry> = {
+type WordMemoryEntries<S extends WordMemoryScopeKey> = { [Op in WordMemoryOp as `wm.${S}.${Op}`]: (typeof WM_ENTRIES)[Op] };
+
+const wordMemories = <S extends WordMemoryScopeKey>(scope: S): WordMemoryEntries<S> =>
+  Object.fromEntries(WM_OPS.map((op) => [`wm.${scope}.${op}`, WM_ENTRIES[op]])) as WordMemoryEntries<S>;
+
+/**
+ * Every endpoint's schemas, by id. The object's own type is what the client's and the sandbox's types are inferred
+ * from (ResponseOf, BodyOf, … in api.ts); an endpoint without an entry does not type-check.
+ */
+export const ENTRIES = {
   // ---- meta and identity ----
   'scopes.list': { response: s.listOf(s.scopeItem) },
   'auth.me': { response: s.authMe },
@@ -130,14 +141,14 @@ const ENTRIES: Record<string, Entry> = {
   'voice.summary': { response: s.paragraphSummary },
   'voice.transcriptSummary': { response: s.paragraphSummary },
   'voice.translationSummary': { response: s.paragraphSummary },
-};
+} satisfies { [Id in CanonicalEndpointId]: Entry };
 
 /**
  * Every endpoint with its schemas (an alias has those of the endpoint it is an alias of); an endpoint without an
  * entry here, or an entry without an endpoint, is a programming error.
  */
 export const ENDPOINTS_WITH_SCHEMAS: readonly EndpointWithSchemas[] = ENDPOINTS.map((ep) => {
-  const entry = ENTRIES[ep.aliasOf ?? ep.id];
+  const entry: Entry | undefined = (ENTRIES as Record<string, Entry>)[ep.aliasOf ?? ep.id];
   if (!entry) throw new Error(`endpoint-schemas.ts has no entry for ${ep.id}`);
   return { ...ep, params: paramsOf(ep.path), ...entry };
 });

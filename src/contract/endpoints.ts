@@ -20,10 +20,11 @@ const ORG_KEYS: readonly KeyType[] = ['USER', 'LEGACY_PERSONAL', 'ORGANIZATION']
 /** Document generation (decisions.md §2.3). */
 const DOC_WRITERS: readonly KeyType[] = ['USER', 'LEGACY_PERSONAL', 'ORGANIZATION'];
 
-interface Row {
-  id: string;
+interface Row<Id extends string, P extends string, A extends string> {
+  id: Id;
   method: HttpMethod;
-  path: string;
+  /** Relative to API_PREFIX, unless it starts with /v1/. */
+  path: P;
   summary: string;
   scope: Scope | null;
   keyTypes?: readonly KeyType[];
@@ -33,12 +34,16 @@ interface Row {
   page?: PageSpec;
   deprecated?: boolean;
   updateMask?: readonly string[];
-  aliasOf?: string;
+  /** Id of the endpoint this row is an older path of (its literal type marks the row an alias). */
+  aliasOf?: A;
 }
 
-function row(r: Row): Endpoint {
+/** The full path of a row's path. */
+type FullPath<P extends string> = P extends `/v1/${string}` ? P : `${typeof API_PREFIX}${P}`;
+
+function row<const Id extends string, const P extends string, const A extends string = never>(r: Row<Id, P, A>): Endpoint<Id, FullPath<P>> & { aliasOf?: A } {
   const safe = r.method === 'GET' || r.method === 'PUT' || r.method === 'DELETE';
-  const path = r.path.startsWith('/v1/') ? r.path : API_PREFIX + r.path;
+  const path = (r.path.startsWith('/v1/') ? r.path : API_PREFIX + r.path) as FullPath<P>;
   return {
     id: r.id,
     method: r.method,
@@ -65,8 +70,15 @@ const WM_SCOPES = [
   { key: 'organization', path: '/organizations/me', read: ORG_KEYS, write: ORG_KEYS },
 ] as const satisfies ReadonlyArray<{ key: string; path: string; read: readonly KeyType[]; write: readonly KeyType[] }>;
 export type WordMemoryScopeKey = (typeof WM_SCOPES)[number]['key'];
+/** The word-memory operations; each has the same schemas in every scope (endpoint-schemas.ts). */
+export const WM_OPS = ['list', 'get', 'create', 'update', 'delete', 'createBulk', 'updateBulk', 'deleteBulk'] as const;
+export type WordMemoryOp = (typeof WM_OPS)[number];
+type WmScope = (typeof WM_SCOPES)[number];
+type WmRowPath<S extends WmScope, Op extends WordMemoryOp> = `${typeof API_PREFIX}${S['path']}/word-memories${Op extends 'get' ? '/{id}' : Op extends `${string}Bulk` ? '/bulk' : ''}`;
+/** Every word-memory endpoint, typed: `wm.<scope>.<op>` with its path. */
+type WordMemoryEndpoint = { [S in WmScope as S['key']]: { [Op in WordMemoryOp]: Endpoint<`wm.${S['key']}.${Op}`, WmRowPath<S, Op>> }[WordMemoryOp] }[WordMemoryScopeKey];
 
-function wordMemoryRows(): Endpoint[] {
+function wordMemoryRows(): WordMemoryEndpoint[] {
   const out: Endpoint[] = [];
   for (const sc of WM_SCOPES) {
     const base = `${sc.path}/word-memories`;
@@ -84,11 +96,12 @@ function wordMemoryRows(): Endpoint[] {
       );
     }
   }
-  return out;
+  // The ids and paths are made from WM_SCOPES and WM_OPS as WordMemoryEndpoint spells them; a test compares them.
+  return out as WordMemoryEndpoint[];
 }
 
 // ---- templates: eight list/get paths ----
-function templateRows(): Endpoint[] {
+function templateRows() {
   const scope: Scope = 'note_document_template:read';
   return [
     row({ id: 'templates.list', method: 'GET', path: '/note-document-templates', summary: 'List the templates the key can use', scope }),
@@ -102,10 +115,10 @@ function templateRows(): Endpoint[] {
   ];
 }
 
-const voiceResults = (id: string, path: string, summary: string) =>
+const voiceResults = <const Id extends string, const P extends string>(id: Id, path: P, summary: string) =>
   row({ id, method: 'GET', path: `/voice-file/jobs/{jobId}${path}`, summary, scope: 'voice_file_job:read' });
 
-export const ENDPOINTS: readonly Endpoint[] = [
+export const ENDPOINTS = [
   // ---- meta and identity ----
   row({ id: 'scopes.list', method: 'GET', path: '/v1/api-key-scopes', summary: 'List the assignable API-key scopes', scope: null, auth: false }),
   row({ id: 'auth.me', method: 'GET', path: '/auth/me', summary: 'Describe the calling key', scope: null }),
@@ -180,14 +193,30 @@ export const ENDPOINTS: readonly Endpoint[] = [
   voiceResults('voice.translationSummary', '/translations/{locale}/paragraph-summary', "A translation's paragraph summary"),
 ];
 
-const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));
+/** Every endpoint of the table, with its literal id and path. */
+export type AnyEndpoint = (typeof ENDPOINTS)[number];
+/** The id of an endpoint: a misspelt id does not type-check. */
+export type EndpointId = AnyEndpoint['id'];
+/** The row of one id (its literal path gives the path parameters). */
+export type EndpointOf<Id extends EndpointId> = Extract<AnyEndpoint, { id: Id }>;
+
+/** The rows that are an older path of another (their `aliasOf` is a literal id). */
+type AliasRow<E = AnyEndpoint> = E extends { aliasOf?: infer A } ? (string extends NonNullable<A> ? never : [NonNullable<A>] extends [never] ? never : E) : never;
+/** The ids of the older paths (decisions.md §2.2): served by the handler, and answered with the schemas, of another endpoint. */
+export type AliasEndpointId = AliasRow['id'];
+/** The ids of the endpoints that are not an older path of another: those with schemas and a handler. */
+export type CanonicalEndpointId = Exclude<EndpointId, AliasEndpointId>;
+/** The endpoint whose schemas and handler an id uses: itself, or the one it is an older path of. */
+export type TargetOf<Id extends EndpointId> = Id extends AliasEndpointId ? Extract<NonNullable<EndpointOf<Id>['aliasOf']>, CanonicalEndpointId> : Id;
+
+const BY_ID = new Map<string, AnyEndpoint>(ENDPOINTS.map((e) => [e.id, e]));
 for (const e of ENDPOINTS) if (e.aliasOf && !BY_ID.get(e.aliasOf)) throw new Error(`${e.id} is an alias of unknown endpoint ${e.aliasOf}`);
 
 /** Look an endpoint up by id; an unknown id is a programming error. */
-export function endpoint(id: string): Endpoint {
+export function endpoint<Id extends EndpointId>(id: Id): EndpointOf<Id> {
   const ep = BY_ID.get(id);
   if (!ep) throw new Error(`unknown endpoint id ${id}`);
-  return ep;
+  return ep as EndpointOf<Id>;
 }
 
 /** The older path of an endpoint (the row whose `aliasOf` is `id`), if it has one. */
@@ -204,7 +233,3 @@ export function buildPath(ep: Endpoint, params: Record<string, string | number> 
   });
 }
 
-/** The word-memory endpoint of a scope (`wm.<scope>.<op>`). */
-export function wordMemoryEndpoint(scope: WordMemoryScopeKey, op: 'list' | 'get' | 'create' | 'update' | 'delete'): Endpoint {
-  return endpoint(`wm.${scope}.${op}`);
-}

@@ -54,3 +54,13 @@ export const UPLOAD_CONTENT_TYPES = ['audio/mpeg', 'audio/wav', 'audio/x-wav', '
 export const UPLOAD_ACCEPTED_CONTENT_TYPES = [...UPLOAD_CONTENT_TYPES, 'application/octet-stream'] as const;
 
 export const API_PREFIX = '/v1/external';
+
+/**
+ * The length of a text as the service's limits count it: in characters (Unicode code points), not UTF-16 units, so
+ * that 50 emoji are 50 characters. The CLI's checks and the sandbox's schemas both count with it.
+ */
+export function charCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}

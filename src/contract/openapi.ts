@@ -48,6 +48,8 @@ const NAMED = new NamedShapes();
 function tidy(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
   const json = ctx.jsonSchema;
   if (ctx.zodSchema === s.timestamp) json.format = 'date-time';
+  const limits = s.CHAR_LIMITS.get(ctx.zodSchema as z.ZodType);
+  if (limits) Object.assign(json, { minLength: limits.min, maxLength: limits.max });
   if (json.type === 'integer') {
     if (json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
     if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOCUMENT_LOCALES, LIMITS } from './limits.js';
+import { charCount, DOCUMENT_LOCALES, LIMITS } from './limits.js';
 import { ERROR_TYPES } from './errors.js';
 import { KEY_TYPES } from './types.js';
 
@@ -9,6 +9,21 @@ export const timestamp = z.string().describe('ISO 8601 timestamp');
 export const locale = z.string().regex(LIMITS.localePattern, 'must be a locale of the form ll_CC, e.g. en_US');
 export const documentLocale = z.enum(DOCUMENT_LOCALES);
 const notBlank = (s: string) => s.trim().length > 0;
+
+/** The character limits of the text schemas made by `chars`, for the OpenAPI document's minLength/maxLength. */
+export const CHAR_LIMITS = new WeakMap<z.ZodType, { min: number; max: number }>();
+/**
+ * Text of `min` to `max` characters counted as the service counts them, in code points (charCount: 50 emoji are 50
+ * characters, where zod's own min/max count UTF-16 units); JSON Schema's minLength/maxLength count the same way.
+ */
+export function chars(limits: { min: number; max: number }, base: z.ZodString = z.string()): z.ZodString {
+  const schema = base.refine((v) => {
+    const n = charCount(v);
+    return n >= limits.min && n <= limits.max;
+  }, `must be ${limits.min} to ${limits.max} characters long`);
+  CHAR_LIMITS.set(schema, limits);
+  return schema;
+}
 
 export { CREATE_SHARING_TYPES, DOCUMENT_FORMATS, JOB_STATUSES, MOVE_STRATEGIES, SHARING_TYPES, SOURCE_TYPES, SUMMARY_FORMATS, TEMPLATE_OWNER_TYPES } from './enums.js';
 import { CREATE_SHARING_TYPES, JOB_STATUSES, MOVE_STRATEGIES, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES } from './enums.js';
@@ -79,12 +94,7 @@ export const searchBody = z.object({
   pagination: z.object({ cursor: z.string().nullish(), size: z.unknown().optional() }).nullish(),
 });
 export const noteUpdateBody = z.object({
-  title: z
-    .string()
-    .min(LIMITS.noteTitle.min)
-    .max(LIMITS.noteTitle.max)
-    .refine(notBlank, 'must not be blank')
-    .nullish(),
+  title: chars(LIMITS.noteTitle, z.string().refine(notBlank, 'must not be blank')).nullish(),
 });
 /** A paragraph's part spoken by one speaker (decisions.md §3.2): label `SPEAKER_1`…, `personName` when the speaker is tagged. */
 export const diarizedSegment = z.object({ content: z.string(), speaker: z.object({ label: z.string(), personName: z.string().nullable() }) });
@@ -145,7 +155,7 @@ export const template = z.object({
 });
 
 // ---- folders ----
-const folderTitle = z.string().min(LIMITS.folderTitle.min).max(LIMITS.folderTitle.max).refine(notBlank, 'must not be blank');
+const folderTitle = chars(LIMITS.folderTitle, z.string().refine(notBlank, 'must not be blank'));
 const folderColor = z.string().regex(LIMITS.folderColorPattern, 'must match ^#[0-9A-Fa-f]{6}$');
 export const folderMember = z.object({ userId: z.number().int(), role: z.enum(['VIEWER', 'EDITOR']) });
 export const folderCreated = z.object({
@@ -192,11 +202,7 @@ export const folderMoveBody = z
   .nullish();
 
 // ---- word memories ----
-const wmText = z
-  .string()
-  .min(LIMITS.wordMemoryText.min)
-  .max(LIMITS.wordMemoryText.max)
-  .regex(/^\S+$/, 'must not contain whitespace');
+const wmText = chars(LIMITS.wordMemoryText, z.string().regex(/^\S+$/, 'must not contain whitespace'));
 export const wordMemory = z.object({ id: z.number().int(), entry: z.string(), subEntry: z.string().nullable(), createdAt: timestamp });
 export const wmCreateBody = z.object({
   entries: z.array(z.object({ entry: wmText, subEntry: wmText.nullish() })).min(1).max(LIMITS.wordMemoryBulkMax),
@@ -213,7 +219,7 @@ export const wmUpdateResponse = z.object({ content: z.array(wordMemory), notFoun
 export const wmDeleteResponse = z.object({ deleted: z.number().int(), notFound: z.array(z.number().int()) });
 
 // ---- workspaces ----
-const workspaceName = z.string().min(LIMITS.workspaceName.min).max(LIMITS.workspaceName.max).refine(notBlank, 'must not be blank');
+const workspaceName = chars(LIMITS.workspaceName, z.string().refine(notBlank, 'must not be blank'));
 export const workspaceCreateBody = z.object({ name: workspaceName });
 export const workspaceRenameBody = z.object({ name: workspaceName });
 export const workspaceQuotaBody = z.object({ monthlyMinutes: z.number().int().min(0).nullable() });

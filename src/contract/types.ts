@@ -6,12 +6,12 @@ export const KEY_TYPES = ['USER', 'WORKSPACE', 'ORGANIZATION', 'LEGACY_PERSONAL'
 export type KeyType = (typeof KEY_TYPES)[number];
 
 /** One row of the API: what the client, the sandbox and the docs need to know about it (its zod schemas: endpoint-schemas.ts). */
-export interface Endpoint {
+export interface Endpoint<Id extends string = string, Path extends string = string> {
   /** Stable identifier, e.g. `notes.get`. */
-  id: string;
+  id: Id;
   method: HttpMethod;
   /** Path template with `{param}` placeholders, e.g. `/v1/external/notes/{noteGuid}`. */
-  path: string;
+  path: Path;
   summary: string;
   /** Scope required; null when any key may call it (or, with `auth: false`, no key at all). */
   scope: Scope | null;
@@ -41,3 +41,9 @@ export interface Endpoint {
 }
 
 export type PathParams = Record<string, string | number>;
+
+/** The `{name}` placeholders of a path template, as a union of names. */
+export type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
+
+/** The path parameters a path template needs: `'/notes/{noteGuid}'` → `{ noteGuid: string | number }`. */
+export type PathParamsOf<P extends string> = { [K in ParamNames<P>]: string | number };

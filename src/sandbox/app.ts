@@ -13,7 +13,7 @@ import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
 import { ApiFailure, CONTROL_PREFIX, notFound } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
 import { formatPath } from './seed.js';
-import { isReply, type HandlerMap, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
+import { isReply, type Handler, type HandlerMap, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
 
 export interface AppOptions {
   rt: SandboxRuntime;
@@ -256,7 +256,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
     app.on(ep.method, toHonoPath(ep.path), async (c) => {
       if (!acceptsJson(c.req.header('accept'))) return fail(c, new ApiFailure(ERROR_CODES.NOT_ACCEPTABLE, 'not acceptable', 'the service answers application/json'));
       // An alias (an older path of another endpoint) is served by that endpoint's handler.
-      const handler = handlers[ep.aliasOf ?? ep.id];
+      const handler = (handlers as Partial<Record<string, Handler>>)[ep.aliasOf ?? ep.id];
       let principal: Principal | undefined;
       if (ep.auth) {
         principal = authenticate(rt.db, c.req.header('authorization'), rt.clock.now());

@@ -21,8 +21,6 @@ export class ApiFailure extends Error {
 export const notFound = (what = 'resource') => new ApiFailure(ERROR_CODES.NOT_FOUND, `${what} not found`);
 export const badRequest = (message: string, detail: string | null = null) => new ApiFailure(ERROR_CODES.MALFORMED, message, detail);
 export const forbidden = (message: string, detail: string | null = null) => new ApiFailure(ERROR_CODES.PERMISSION_DENIED, message, detail);
-export const keyTypeForbidden = (what: string) =>
-  new ApiFailure(ERROR_CODES.KEY_TYPE_FORBIDDEN, `this key type may not ${what}`, 'use a user key for this operation');
 export const conflict = (message: string) => new ApiFailure(ERROR_CODES.CONFLICT, message);
 export const unprocessable = (message: string, detail: string | null = null) => new ApiFailure(ERROR_CODES.UNPROCESSABLE, message, detail);
 

@@ -603,11 +603,6 @@ function checkWiki(ix: SeedIndex) {
   });
 }
 
-/** Validate a seed: its shape (zod) and then its references. Throws SeedError naming every problem's JSON path. */
-export function parseSeed(input: unknown, source?: string): Seed {
-  return analyze(input, source).seed;
-}
-
 function analyze(input: unknown, source?: string): { seed: Seed; index: SeedIndex } {
   const parsed = seedSchema.safeParse(input);
   if (!parsed.success) throw new SeedError(parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })), source);

@@ -1,3 +1,4 @@
+import type { CanonicalEndpointId } from '../contract/endpoints.js';
 import type { Endpoint, KeyType } from '../contract/types.js';
 import type { Db } from './db.js';
 import type { NoteRow } from './access.js';
@@ -66,7 +67,16 @@ export interface HandlerResult {
   headers?: Record<string, string>;
 }
 
-export type Handler = (ctx: HandlerContext) => HandlerResult | unknown | Promise<HandlerResult | unknown>;
+/**
+ * What the handler of an endpoint answers: a body (sent with the endpoint's success status; the app checks it against
+ * the response schema in tests), or `reply(...)` for another status, headers or body. `Id` names the endpoint; the
+ * answer is not typed by ResponseOf<Id> yet, because the row serializers (serialize.ts) return wider types than the
+ * schemas (string for enums, records for folders).
+ */
+export type Answer<_Id extends CanonicalEndpointId> = unknown;
+export type Handler<Id extends CanonicalEndpointId = CanonicalEndpointId> = (ctx: HandlerContext) => Answer<Id> | Promise<Answer<Id>>;
+/** A handler for every endpoint of the contract (aliases are served by the handler of the endpoint they stand for). */
+export type Handlers = { [Id in CanonicalEndpointId]: Handler<Id> };
 
 /** Handlers return either a plain body (sent with the endpoint's success status) or `reply(...)`. */
 export const REPLY = Symbol('reply');
@@ -77,4 +87,5 @@ export function isReply(v: unknown): v is HandlerResult {
   return typeof v === 'object' && v !== null && REPLY in v;
 }
 
-export type HandlerMap = Record<string, Handler>;
+/** Some endpoints' handlers (one group of them, or a test's). */
+export type HandlerMap = Partial<Handlers>;

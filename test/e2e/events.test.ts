@@ -226,7 +226,7 @@ describe('notevox sandbox trigger, events, live-note start and notes paragraphs 
     expect(followed[1]).toMatchObject({ eventId: id, attempt: 1, status: 200, delivery: 'delivered' });
     const bad = await runCli(['sandbox', 'trigger', 'note.exploded'], env);
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr).toMatch(/Allowed choices are note\.created/);
+    expect(bad.stderr).toMatch(/event-type "note\.exploded" is not one of note\.created/);
     const missing = await runCli(['sandbox', 'trigger', 'note.ended', '--note', 'ntNoSuchNote0'], env);
     expect(missing.exitCode).toBe(5);
   });

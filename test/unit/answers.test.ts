@@ -51,8 +51,8 @@ describe("the commands' client checks every write's answer, and no read's", () =
   };
   it('a write with a bad answer throws; the same answer to a read is returned as it is', async () => {
     const client = checkingWrites(fake('<html>'));
-    await expect(client.call(create)).rejects.toThrow(/unexpected response from wm\.user\.createBulk/);
-    await expect(client.call(endpoint('notes.get'))).resolves.toMatchObject({ data: '<html>' });
-    await expect(checkingWrites(fake({ content: [wm] })).call(create)).resolves.toMatchObject({ data: { content: [wm] } });
+    await expect(client.call(create.id, { body: { entries: [] } })).rejects.toThrow(/unexpected response from wm\.user\.createBulk/);
+    await expect(client.call('notes.get', { path: { noteGuid: 'nt1LaunchPlan' } })).resolves.toMatchObject({ data: '<html>' });
+    await expect(checkingWrites(fake({ content: [wm] })).call(create.id, { body: { entries: [] } })).resolves.toMatchObject({ data: { content: [wm] } });
   });
 });

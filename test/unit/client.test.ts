@@ -205,7 +205,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       const { pool, client, lines, waits } = await setup(transport);
       pool.intercept({ path: NOTES }).reply(503, envelope(503, ERROR_CODES.INTERNAL, 'boom'));
       pool.intercept({ path: NOTES }).reply(200, { ok: true });
-      const res = await client.call(ep());
+      const res = await client.callEndpoint(ep());
       expect(res).toMatchObject({ status: 200, data: { ok: true }, attempts: 2 });
       expect(waits).toEqual([250]); // 0.5 × 500 ms × 2^0
       expect(client.stats).toEqual({ requests: 2, retries: 1, rateLimited: 0 });
@@ -217,7 +217,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       const { pool, client, lines, waits } = await setup(transport, { onRetry: (e) => retries.push(e.attempt) });
       pool.intercept({ path: NOTES }).reply(429, envelope(429, ERROR_CODES.RATE_LIMITED, 'slow down'), { headers: { 'retry-after': '3' } });
       pool.intercept({ path: NOTES }).reply(200, {});
-      await client.call(ep());
+      await client.callEndpoint(ep());
       expect(waits).toEqual([3000]);
       expect(retries).toEqual([2]);
       expect(client.stats.rateLimited).toBe(1);
@@ -229,14 +229,14 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       const { pool, client, waits } = await setup(transport, { now: () => now });
       pool.intercept({ path: NOTES }).reply(503, 'busy', { headers: { 'retry-after': new Date(now + 5000).toUTCString() } });
       pool.intercept({ path: NOTES }).reply(200, {});
-      await client.call(ep());
+      await client.callEndpoint(ep());
       expect(waits).toEqual([5000]);
     });
 
     it('does not retry a POST unless the endpoint is idempotent', async () => {
       const a = await setup(transport);
       a.pool.intercept({ path: NOTES, method: 'POST' }).reply(503, envelope(503, ERROR_CODES.INTERNAL, 'boom'));
-      const err = await rejection(a.client.call(post(false), { body: { title: 'x' } }));
+      const err = await rejection(a.client.callEndpoint(post(false), { body: { title: 'x' } }));
       expect(err).toBeInstanceOf(ApiError);
       expect(err.exitCode).toBe(EXIT.UNAVAILABLE);
       expect(a.waits).toEqual([]);
@@ -245,7 +245,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       const b = await setup(transport);
       b.pool.intercept({ path: NOTES, method: 'POST' }).reply(503, envelope(503, ERROR_CODES.INTERNAL, 'boom'));
       b.pool.intercept({ path: NOTES, method: 'POST' }).reply(201, { id: 1 });
-      const res = await b.client.call(post(true), { body: { title: 'x' } });
+      const res = await b.client.callEndpoint(post(true), { body: { title: 'x' } });
       expect(res).toMatchObject({ status: 201, attempts: 2 });
     });
 
@@ -261,7 +261,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('stops after maxRetries', async () => {
       const { pool, client, waits } = await setup(transport, { maxRetries: 2 });
       pool.intercept({ path: NOTES }).reply(500, envelope(500, ERROR_CODES.INTERNAL, 'down')).times(3);
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ status: 500, errorType: 'internal_error', exitCode: EXIT.UNAVAILABLE });
       expect(waits).toEqual([250, 500]);
@@ -271,7 +271,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('stops early when the next wait would exceed maxTotalWaitMs', async () => {
       const { pool, client, waits } = await setup(transport, { random: () => 1, maxTotalWaitMs: 1600 });
       pool.intercept({ path: NOTES }).reply(504, '').times(3);
-      await rejection(client.call(ep()));
+      await rejection(client.callEndpoint(ep()));
       expect(waits).toEqual([500, 1000]); // the next, 2000, would make 3500 > 1600
       expect(client.stats.requests).toBe(3);
     });
@@ -279,7 +279,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('gives up on a Retry-After beyond the cap: 429 → exit 7', async () => {
       const { pool, client, waits } = await setup(transport);
       pool.intercept({ path: NOTES }).reply(429, envelope(429, ERROR_CODES.RATE_LIMITED, 'slow down'), { headers: { 'retry-after': '120' } });
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(waits).toEqual([]);
       expect(err).toMatchObject({ status: 429, errorType: 'too_many_requests', retryAfterSeconds: 120, exitCode: EXIT.RATE_LIMITED });
       expect(err.hint).toContain('120s');
@@ -288,7 +288,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('429 after every retry → ApiError exit 7', async () => {
       const { pool, client, waits, lines } = await setup(transport);
       pool.intercept({ path: NOTES }).reply(429, envelope(429, ERROR_CODES.RATE_LIMITED, 'slow down'), { headers: { 'retry-after': '1' } }).times(4);
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toBeInstanceOf(ApiError);
       expect(err.exitCode).toBe(EXIT.RATE_LIMITED);
       expect(waits).toEqual([1000, 1000, 1000]);
@@ -299,7 +299,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('retries a connection the server closes without answering, then fails with NetworkError exit 8', async () => {
       const { pool, client, lines } = await setup(transport);
       pool.intercept({ path: NOTES }).close().times(4);
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toBeInstanceOf(NetworkError);
       expect(err).toMatchObject({ exitCode: EXIT.UNAVAILABLE, code: 'CONNECTION_CLOSED', timedOut: false });
       expect(err.message).toBe(`cannot reach ${pool.host}: connection closed by the other side (after 4 attempts)`);
@@ -312,14 +312,14 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       const { pool, client } = await setup(transport);
       pool.intercept({ path: NOTES }).close();
       pool.intercept({ path: NOTES }).reply(200, { ok: 1 });
-      expect((await client.call(ep())).attempts).toBe(2);
+      expect((await client.callEndpoint(ep())).attempts).toBe(2);
     });
 
     it('stops waiting between retries when the caller aborts', async () => {
       const ac = new AbortController();
       const { pool, client } = await setup(transport, { sleep: () => new Promise<void>(() => ac.abort()) });
       pool.intercept({ path: NOTES }).reply(503, '');
-      const err = await rejection(client.call(ep(), { signal: ac.signal }));
+      const err = await rejection(client.callEndpoint(ep(), { signal: ac.signal }));
       expect(err.name).toBe('AbortError');
       expect(client.stats.requests).toBe(1);
     });
@@ -328,7 +328,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       const { pool, client, waits } = await setup(transport);
       const ac = new AbortController();
       pool.intercept({ path: NOTES }).hang();
-      const p = client.call(ep(), { signal: ac.signal });
+      const p = client.callEndpoint(ep(), { signal: ac.signal });
       setTimeout(() => ac.abort(), 50);
       const err = await rejection(p);
       expect(err.name).toBe('AbortError');
@@ -341,7 +341,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('no answer: "did not answer within", exit 8, one attempt, a hint to raise --timeout', async () => {
       const { pool, client, lines } = await setup(transport, { timeoutMs: 200 });
       pool.intercept({ path: NOTES }).hang();
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toBeInstanceOf(NetworkError);
       expect(err).toMatchObject({ exitCode: EXIT.UNAVAILABLE, code: 'HEADERS_TIMEOUT', timedOut: true, attempts: 1 });
       expect(err.message).toBe(`timed out: ${pool.host} did not answer within 0.2s`);
@@ -353,7 +353,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('an answer that stops arriving is a timeout, not "cannot reach"', async () => {
       const { pool, client } = await setup(transport, { timeoutMs: 300 });
       pool.intercept({ path: NOTES }).stall('{"content":[');
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toMatchObject({ exitCode: EXIT.UNAVAILABLE, code: 'BODY_TIMEOUT', attempts: 1, timedOut: true });
       expect(err.message).toBe(`timed out: ${pool.host} did not finish its answer within 0.3s`);
       expect(err.hint).toMatch(/raise --timeout/);
@@ -362,7 +362,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('an answer that keeps trickling is bounded by the total per attempt', async () => {
       const { pool, client } = await setup(transport, { timeoutMs: 300 });
       pool.intercept({ path: NOTES }).drip(JSON.stringify({ content: [], filler: 'x'.repeat(100) }), 20);
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toMatchObject({ code: 'BODY_TIMEOUT', exitCode: EXIT.UNAVAILABLE });
       expect(err.message).toBe(`timed out: ${pool.host} did not finish its answer within 0.3s`);
     });
@@ -370,7 +370,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('a slow but steady answer within the timeout is fine', async () => {
       const { pool, client } = await setup(transport, { timeoutMs: 2000 });
       pool.intercept({ path: NOTES }).drip('{"content":[]}', 5);
-      expect((await client.call(ep())).data).toEqual({ content: [] });
+      expect((await client.callEndpoint(ep())).data).toEqual({ content: [] });
     });
   });
 
@@ -378,7 +378,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('reports the host it points to, exit 2, no retry, the hint names --base-url', async () => {
       const { pool, client, lines } = await setup(transport);
       pool.intercept({ path: NOTES }).reply(301, '<html>Moved</html>', { headers: { location: 'https://api.moved.example/v1/external/notes' } });
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ status: 301, errorType: 'redirect', exitCode: EXIT.USAGE });
       expect(err.message).toBe('the server redirected to https://api.moved.example; check --base-url');
@@ -391,9 +391,9 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('names just the host when only the host changes, and copes without a Location', async () => {
       const { pool, client } = await setup(transport);
       pool.intercept({ path: NOTES }).reply(308, '', { headers: { location: `http://other.example:${pool.host.split(':')[1]}/v1/x` } });
-      expect((await rejection(client.call(ep()))).message).toBe(`the server redirected to other.example:${pool.host.split(':')[1]}; check --base-url`);
+      expect((await rejection(client.callEndpoint(ep()))).message).toBe(`the server redirected to other.example:${pool.host.split(':')[1]}; check --base-url`);
       pool.intercept({ path: NOTES }).reply(302, '');
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err.message).toBe('the server answered 302 Found without saying where to; check --base-url');
       expect(err.exitCode).toBe(EXIT.USAGE);
     });
@@ -403,7 +403,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('parses the error envelope', async () => {
       const { pool, client } = await setup(transport);
       pool.intercept({ path: `${NOTES}/abc` }).reply(404, envelope(404, ERROR_CODES.NOT_FOUND, 'note not found', 'abc'));
-      const err = await rejection(client.call(ep({ path: `${NOTES}/{noteGuid}` }), { params: { noteGuid: 'abc' } }));
+      const err = await rejection(client.callEndpoint(ep({ path: `${NOTES}/{noteGuid}` }), { path: { noteGuid: 'abc' } }));
       expect(err).toMatchObject({ status: 404, code: 404000, errorType: 'not_found', apiMessage: 'note not found', detail: 'abc', exitCode: EXIT.NOT_FOUND });
       expect(err.message).toBe('404 not_found, code 404000: note not found (abc)');
       expect(err.hint).toMatch(/Check the id/);
@@ -412,7 +412,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('maps the older 401 body to unauthorized', async () => {
       const { pool, client } = await setup(transport);
       pool.intercept({ path: NOTES }).reply(401, { error: { code: 'invalid_api_key', message: 'Invalid API key', type: 'authentication_error' } });
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toMatchObject({ status: 401, code: 'invalid_api_key', errorType: 'unauthorized', exitCode: EXIT.UNAUTHENTICATED });
       expect(err.hint).toMatch(/notevox auth login/);
     });
@@ -420,7 +420,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('explains a key id sent without its secret', async () => {
       const { pool, client } = await setup(transport, { apiKey: 'kid_only' });
       pool.intercept({ path: NOTES }).reply(401, envelope(401, ERROR_CODES.AUTH_MALFORMED, 'malformed API key', 'only a key id was sent'));
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err.hint).toContain('{id}.{secret}');
     });
 
@@ -442,7 +442,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       const status = Math.floor(code / 1000);
       const { pool, client } = await setup(transport);
       pool.intercept({ path: NOTES, method: 'POST' }).reply(status, envelope(status, code, 'nope'));
-      const err = await rejection(client.call(post(false)));
+      const err = await rejection(client.callEndpoint(post(false)));
       expect(err.hint).toMatch(hint);
       expect(err.exitCode).toBe(explainError(err).exitCode);
     });
@@ -452,7 +452,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       pool
         .intercept({ path: NOTES, method: 'POST' })
         .reply(403, envelope(403, ERROR_CODES.KEY_TYPE_FORBIDDEN, 'a workspace key may not call this', 'key types that may call it: USER, LEGACY_PERSONAL, ORGANIZATION'));
-      const err = await rejection(client.call(post(false)));
+      const err = await rejection(client.callEndpoint(post(false)));
       expect(err.hint).toBe('This key type cannot make this call: use a user (account) key or an organization key (`notevox auth login`, or NOTEVOX_API_KEY).');
     });
 
@@ -463,7 +463,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
         .reply(403, envelope(403, ERROR_CODES.INSUFFICIENT_SCOPE, 'insufficient_scope'), {
           headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="word_memory:read"' },
         });
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err.exitCode).toBe(EXIT.FORBIDDEN);
       expect(err.hint).toContain('`word_memory:read` scope');
       expect(err.hint).toMatch(/dashboard/);
@@ -472,13 +472,13 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('names the missing scope from detail when the header is absent', async () => {
       const { pool, client } = await setup(transport);
       pool.intercept({ path: NOTES }).reply(403, envelope(403, ERROR_CODES.INSUFFICIENT_SCOPE, 'insufficient_scope', 'insufficient_scope: requires folder:write'));
-      expect((await rejection(client.call(ep()))).hint).toContain('`folder:write`');
+      expect((await rejection(client.callEndpoint(ep()))).hint).toContain('`folder:write`');
     });
 
     it('still builds an ApiError from a non-JSON error body', async () => {
       const { pool, client } = await setup(transport, { maxRetries: 0 });
       pool.intercept({ path: NOTES }).reply(502, '<html><body>Bad Gateway</body></html>');
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ status: 502, errorType: 'internal_error', code: undefined, exitCode: EXIT.UNAVAILABLE });
       expect(err.message).toContain('non-JSON response');
@@ -487,7 +487,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
 
     it('refuses an endpoint that needs a key when none is set: exit 3', async () => {
       const { client } = await setup(transport, { apiKey: undefined });
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toBeInstanceOf(CliError);
       expect(err).toMatchObject({ message: 'not logged in', exitCode: EXIT.UNAUTHENTICATED });
       expect(err.hint).toBe('Run `notevox auth login` or set NOTEVOX_API_KEY.');
@@ -496,7 +496,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
     it('connection refused on a loopback URL: asks whether the sandbox runs, and says nothing of --timeout', async () => {
       const { pool, client } = await setup(transport, { maxRetries: 0 });
       await pool.close();
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toBeInstanceOf(NetworkError);
       expect(err).toMatchObject({ exitCode: EXIT.UNAVAILABLE, code: 'ECONNREFUSED', timedOut: false });
       expect(err.message).toBe(`cannot reach ${pool.host}: connection refused`);
@@ -512,7 +512,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
         seen = s;
         return { statusCode: 204 };
       });
-      const res = await client.call(ep({ method: 'PUT', path: `${NOTES}/{noteGuid}` }), { params: { noteGuid: 'a/b c' }, body: { x: 1 } });
+      const res = await client.callEndpoint(ep({ method: 'PUT', path: `${NOTES}/{noteGuid}` }), { path: { noteGuid: 'a/b c' }, body: { x: 1 } });
       expect(res).toMatchObject({ status: 204, data: null });
       expect(seen?.headers).toMatchObject({ accept: 'application/json', 'user-agent': 'notevox-test', 'content-type': 'application/json', authorization: `Bearer ${KEY}` });
       expect(seen?.headers['content-length']).toBe('7');
@@ -526,7 +526,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
         auth = s.headers.authorization;
         return { statusCode: 200, data: { content: [] } };
       });
-      await client.call(ep({ path: '/v1/api-key-scopes', auth: false }));
+      await client.callEndpoint(ep({ path: '/v1/api-key-scopes', auth: false }));
       expect(auth).toBeUndefined();
     });
 
@@ -534,12 +534,12 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       const { pool, client } = await setup(transport);
       const title = 'Café ☕ 会議 🎙️'.repeat(2000);
       pool.intercept({ path: NOTES }).reply(200, { title });
-      expect((await client.call(ep())).data).toEqual({ title });
+      expect((await client.callEndpoint(ep())).data).toEqual({ title });
     });
 
     it('throws a usage error for a missing path parameter', async () => {
       const { client } = await setup(transport);
-      const err = await rejection(client.call(ep({ path: `${NOTES}/{noteGuid}` }), { params: {} }));
+      const err = await rejection(client.callEndpoint(ep({ path: `${NOTES}/{noteGuid}` }), { path: {} }));
       expect(err).toMatchObject({ exitCode: EXIT.USAGE });
       expect(err.message).toContain('noteGuid');
     });
@@ -549,7 +549,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       expect(buildQuery({})).toBe('');
       const { pool, client } = await setup(transport);
       pool.intercept({ path: `${NOTES}?folderId=7&keyword=a%20b` }).reply(200, { content: [] });
-      await client.call(ep(), { query: { folderId: 7, keyword: 'a b', cursor: undefined } });
+      await client.callEndpoint(ep(), { query: { folderId: 7, keyword: 'a b', cursor: undefined } });
       expect(pool.seen[0].url).toBe(`${NOTES}?folderId=7&keyword=a%20b`);
     });
 
@@ -557,12 +557,12 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       const shaped = ep({ response: z.object({ id: z.number() }) });
       const quiet = await setup(transport);
       quiet.pool.intercept({ path: NOTES }).reply(200, { id: 'not-a-number', extra: true });
-      expect((await quiet.client.call(shaped)).data).toEqual({ id: 'not-a-number', extra: true });
+      expect((await quiet.client.callEndpoint(shaped)).data).toEqual({ id: 'not-a-number', extra: true });
       expect(quiet.lines).toEqual([]);
 
       const loud = await setup(transport, { debug: true });
       loud.pool.intercept({ path: NOTES }).reply(200, { id: 'not-a-number' });
-      await loud.client.call(shaped);
+      await loud.client.callEndpoint(shaped);
       expect(loud.lines.some((l) => /^note: test\.list response differs from the documented shape at id/.test(l))).toBe(true);
     });
 
@@ -583,7 +583,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       const { pool, client, lines } = await setup(transport, { debug: true });
       const echo = `you sent ${KEY} / Bearer ${KEY}`;
       pool.intercept({ path: NOTES }).reply(401, envelope(401, ERROR_CODES.AUTH_INACTIVE, echo, echo), { headers: { 'www-authenticate': `Bearer realm="${KEY}"`, 'x-request-id': KEY } });
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       const all = [...lines, err.message, err.hint, JSON.stringify(err.headers), err.rawBody, JSON.stringify(explainError(err))].join('\n');
       expect(all).toContain('401 unauthorized');
       expect(all).not.toContain(KEY.split('.')[1]);
@@ -594,7 +594,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       pool
         .intercept({ path: `${NOTES}?size=50` })
         .reply(200, { content: [] }, { headers: { 'x-ratelimit-remaining': '599', 'set-cookie': 'session=zzz', 'content-type': 'application/json' } });
-      await client.call(ep(), { query: { size: 50 } });
+      await client.callEndpoint(ep(), { query: { size: 50 } });
       expect(lines[0]).toBe(`> GET ${pool.base}${NOTES}?size=50`);
       expect(lines).toContain('> accept: application/json');
       expect(lines).toContain('> authorization: Bearer ****');
@@ -612,7 +612,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       pool.intercept({ path: NOTES }).reply(200, { content: [1, 2], nextCursor: 'c1' });
       pool.intercept({ path: NOTES, query: { cursor: 'c1' } }).reply(200, { content: [3], nextCursor: null });
       const pages = [];
-      for await (const p of client.paginate<number>(paged)) pages.push(p);
+      for await (const p of client.paginateEndpoint(paged)) pages.push(p);
       expect(pages).toEqual([
         { items: [1, 2], nextCursor: 'c1' },
         { items: [3], nextCursor: null },
@@ -626,7 +626,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       // The service ignores the smaller size on the last page: the extra item is cut.
       pool.intercept({ path: NOTES, query: { keyword: 'k', size: '1', cursor: 'c2' } }).reply(200, { content: [5, 6], nextCursor: 'c3' });
       const pages = [];
-      for await (const p of client.paginate<number>(paged, { query: { keyword: 'k' } }, { pageSize: 2, limit: 5 })) pages.push(p);
+      for await (const p of client.paginateEndpoint(paged, { query: { keyword: 'k' } }, { pageSize: 2, limit: 5 })) pages.push(p);
       expect(pages.map((p) => p.items)).toEqual([[1, 2], [3, 4], [5]]);
       expect(pages.at(-1)?.nextCursor).toBe('c3');
       expect(client.stats.requests).toBe(3);
@@ -636,7 +636,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       const { pool, client } = await setup(transport);
       pool.intercept({ path: NOTES, query: { cursor: 'start' } }).reply(200, { content: ['a'], nextCursor: null });
       const pages = [];
-      for await (const p of client.paginate<string>(paged, {}, { cursor: 'start' })) pages.push(p);
+      for await (const p of client.paginateEndpoint(paged, {}, { cursor: 'start' })) pages.push(p);
       expect(pages).toEqual([{ items: ['a'], nextCursor: null }]);
     });
   });
@@ -737,7 +737,7 @@ describe('choosing the transport (auto)', () => {
   it('node:http for requests one at a time; a one-shot request leaves no connection open, later ones share one', async () => {
     const { lines, pool } = await traced(async (c, p) => {
       p.intercept({ path: NOTES }).reply(200, { n: 1 }).times(3);
-      for (let i = 0; i < 3; i++) await c.call(ep());
+      for (let i = 0; i < 3; i++) await c.callEndpoint(ep());
     });
     expect(lines).toEqual([]);
     expect(pool.seen.map((s) => s.headers.connection)).toEqual(['close', 'keep-alive', 'keep-alive']);
@@ -749,19 +749,19 @@ describe('choosing the transport (auto)', () => {
     const { pool, client } = await setup('node');
     pool.server.keepAliveTimeout = 2000; // announced as `Keep-Alive: timeout=2`
     pool.intercept({ path: NOTES }).reply(200, { n: 1 }).times(3);
-    await client.call(ep());
-    await client.call(ep());
+    await client.callEndpoint(ep());
+    await client.callEndpoint(ep());
     await new Promise((r) => setTimeout(r, 1300)); // past the announced timeout less the agent's 1 s margin
-    await client.call(ep());
+    await client.callEndpoint(ep());
     expect(pool.seen[2].port).not.toBe(pool.seen[1].port);
   });
 
   it('undici once requests overlap (a pool, as wm import runs them)', async () => {
     const { lines, pool } = await traced(async (c, p) => {
       p.intercept({ path: NOTES }).reply(200, { n: 1 }).times(5);
-      await c.call(ep());
-      await Promise.all([c.call(ep()), c.call(ep()), c.call(ep())]);
-      await c.call(ep());
+      await c.callEndpoint(ep());
+      await Promise.all([c.callEndpoint(ep()), c.callEndpoint(ep()), c.callEndpoint(ep())]);
+      await c.callEndpoint(ep());
     });
     expect(lines).toEqual(['transport: undici (requests in flight at once)']);
     expect(pool.seen).toHaveLength(5);
@@ -788,7 +788,7 @@ describe('choosing the transport (auto)', () => {
     agent.get('https://api.test').intercept({ path: NOTES }).reply(200, { mocked: true });
     const client = createClient({ baseUrl: 'https://api.test', apiKey: KEY, log: () => {}, env: {}, dispatcher: agent });
     try {
-      expect((await client.call(ep())).data).toEqual({ mocked: true });
+      expect((await client.callEndpoint(ep())).data).toEqual({ mocked: true });
     } finally {
       await client.close();
       await agent.close();
@@ -902,7 +902,7 @@ describe('proxies', () => {
 
   it('refuses unusable proxy settings without quoting them', async () => {
     const client = createClient({ baseUrl: 'https://api.test', log: () => {}, env: { HTTPS_PROXY: 'http//user:hunter2@@bad', HTTP_PROXY: '::' } });
-    const err = await rejection(client.call(ep({ auth: false })));
+    const err = await rejection(client.callEndpoint(ep({ auth: false })));
     expect(err).toMatchObject({ exitCode: EXIT.USAGE });
     expect(err.message).not.toContain('hunter2');
   });
@@ -916,7 +916,7 @@ describe('proxies', () => {
         const lines: string[] = [];
         const client = createClient({ baseUrl: `http://${host}`, apiKey: KEY, debug: true, log: (l) => lines.push(l), env: { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url } });
         try {
-          expect((await client.call(ep())).data).toEqual({ direct: true });
+          expect((await client.callEndpoint(ep())).data).toEqual({ direct: true });
           expect(lines[0]).toBe(`proxy: not used for ${host} (loopback)`);
         } finally {
           await client.close();
@@ -939,13 +939,13 @@ describe('proxies', () => {
     const lines: string[] = [];
     const client = createClient({ baseUrl: `http://api.proxied.test:${port}`, apiKey: KEY, debug: true, log: (l) => lines.push(l), env: { HTTP_PROXY: proxy.url } });
     try {
-      expect((await client.call(ep())).data).toEqual({ via: 'tunnel' });
+      expect((await client.callEndpoint(ep())).data).toEqual({ via: 'tunnel' });
       expect(proxy.connects).toEqual([`api.proxied.test:${port}`]);
       expect(proxy.sawKey()).toBe(false);
       expect(lines.slice(0, 2)).toEqual([`proxy: via ${proxy.host}`, 'transport: undici (a proxy)']);
       const direct = createClient({ baseUrl: `http://api.proxied.test:${port}`, apiKey: KEY, log: () => {}, env: { HTTP_PROXY: proxy.url, NO_PROXY: 'proxied.test' } });
       // Directly, the made-up name does not resolve: the point is that the proxy saw nothing new.
-      expect((await rejection(direct.call(ep()))).exitCode).toBe(EXIT.UNAVAILABLE);
+      expect((await rejection(direct.callEndpoint(ep()))).exitCode).toBe(EXIT.UNAVAILABLE);
       await direct.close();
       expect(proxy.connects).toHaveLength(1);
     } finally {
@@ -958,7 +958,7 @@ describe('proxies', () => {
     const proxy = await recordingProxy('silent');
     const client = createClient({ baseUrl: 'https://api.example.test', apiKey: KEY, timeoutMs: 300, log: () => {}, sleep: async () => {}, env: { HTTPS_PROXY: proxy.url } });
     try {
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toBeInstanceOf(NetworkError);
       expect(err).toMatchObject({ code: 'PROXY_TIMEOUT', exitCode: EXIT.UNAVAILABLE, attempts: 1, timedOut: true });
       expect(err.message).toBe(`timed out: the proxy ${proxy.host} opened no connection to api.example.test within 0.3s`);
@@ -974,7 +974,7 @@ describe('proxies', () => {
     const proxy = await recordingProxy('refuse');
     const client = createClient({ baseUrl: 'https://api.example.test', apiKey: KEY, log: () => {}, sleep: async () => {}, env: { HTTPS_PROXY: proxy.url } });
     try {
-      const err = await rejection(client.call(ep()));
+      const err = await rejection(client.callEndpoint(ep()));
       expect(err).toMatchObject({ code: 'PROXY_REFUSED', exitCode: EXIT.UNAVAILABLE, attempts: 1 });
       expect(err.message).toBe(`cannot reach api.example.test: the proxy refused the connection (407) (proxy ${proxy.host})`);
       expect(err.hint).toMatch(/407.*user:password/);
@@ -1010,8 +1010,8 @@ describe('start-up cost', () => {
       await new Promise((r) => server.listen(0, '127.0.0.1', r));
       const { createClient } = await import(${CLIENT});
       const client = createClient({ baseUrl: 'http://127.0.0.1:' + server.address().port, log: () => {} });
-      await client.call(${EP});
-      await client.call(${EP});
+      await client.callEndpoint(${EP});
+      await client.callEndpoint(${EP});
       await client.close();
       server.close();
       console.log(JSON.stringify(loaded()));`);
@@ -1022,7 +1022,7 @@ describe('start-up cost', () => {
     const out = inFreshNode(`
       const { createClient } = await import(${CLIENT});
       const client = createClient({ baseUrl: 'https://api.example.test', log: () => {}, maxRetries: 0, env: { HTTPS_PROXY: 'http://127.0.0.1:9' } });
-      await client.call(${EP}).catch(() => {});
+      await client.callEndpoint(${EP}).catch(() => {});
       await client.close();
       console.log(JSON.stringify(loaded()));`);
     expect(out).toEqual({ undici: true, undiciIndex: false, nodesOwnUndici: false });

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, Option } from '@commander-js/extra-typings';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli.js';
+import { commandTree } from '../../src/program.js';
 import { COMPLETION_FILES, SHELLS, generateCompletion, type Shell } from '../../src/completion/generate.js';
 
 const CHECKED_IN = new URL('../../completions/', import.meta.url);
@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The generated script of `shell`, written to a temp file (what the syntax and behaviour checks run). */
 function scriptFile(shell: Shell): string {
   const file = join(dir, COMPLETION_FILES[shell]);
-  writeFileSync(file, generateCompletion(buildProgram(), shell));
+  writeFileSync(file, generateCompletion(commandTree(), shell));
   return file;
 }
 
@@ -43,7 +43,7 @@ describe('checked-in completion scripts', () => {
       try {
         checkedIn = readFileSync(new URL(COMPLETION_FILES[shell], CHECKED_IN), 'utf8');
       } catch {}
-      expect(generateCompletion(buildProgram(), shell) === checkedIn, 'completions are stale: run npm run completions').toBe(true);
+      expect(generateCompletion(commandTree(), shell) === checkedIn, 'completions are stale: run npm run completions').toBe(true);
     });
   }
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli.js';
+import { commandTree } from '../../src/program.js';
 import { examplesOf } from '../../src/commands/shared.js';
 import { EVENT_SCHEMAS } from '../../src/contract/event-schemas.js';
 import { EVENT_TYPES } from '../../src/contract/events.js';
@@ -11,7 +11,7 @@ const read = (p: string) => readFileSync(new URL(`../../${p}`, import.meta.url),
 
 describe('generated docs', () => {
   it('docs/commands.md matches the command tree (run npm run docs when this fails)', () => {
-    expect(read('docs/commands.md')).toBe(renderCommandsDoc(buildProgram()));
+    expect(read('docs/commands.md')).toBe(renderCommandsDoc(commandTree()));
   });
   it('docs/endpoints.md matches the contract (run npm run docs when this fails)', () => {
     expect(read('docs/endpoints.md')).toBe(renderEndpointsDoc());
@@ -32,14 +32,14 @@ describe('generated docs', () => {
   });
   it('every leaf command has an example in its --help', () => {
     const missing: string[] = [];
-    const visit = (cmd: ReturnType<typeof buildProgram>, path: string) => {
+    const visit = (cmd: ReturnType<typeof commandTree>, path: string) => {
       for (const sub of cmd.commands) {
         const p = `${path} ${sub.name()}`;
-        if (sub.commands.length) visit(sub, p);
+        if (sub.commands.length) visit(sub as ReturnType<typeof commandTree>, p);
         else if (examplesOf(sub).length === 0 && sub.name() !== 'help') missing.push(p);
       }
     };
-    visit(buildProgram(), 'notevox');
+    visit(commandTree(), 'notevox');
     expect(missing).toEqual([]);
   });
 });

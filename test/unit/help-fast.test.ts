@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram, exitCodesText, main } from '../../src/cli.js';
+import { main } from '../../src/cli.js';
+import { commandTree, exitCodesText } from '../../src/program.js';
 import { answerHelp, renderHelp, stdoutHelpWidth, type HelpFile } from '../../src/help/fast.js';
 import { commanderHelp, commandPaths, helpEntry, helpFiles } from '../../src/help/model.js';
 
@@ -12,9 +13,9 @@ import { commanderHelp, commandPaths, helpEntry, helpFiles } from '../../src/hel
  * process and a terminal, is tested in test/e2e/help-fast.test.ts.
  */
 
-const program = buildProgram();
+const program = commandTree() as unknown as import('commander').Command;
 const ALL = [[[], program] as [string[], typeof program], ...commandPaths(program)];
-const generated = helpFiles(buildProgram(), { 'exit-codes': exitCodesText() });
+const generated = helpFiles(program, { 'exit-codes': exitCodesText() });
 const load = (file: string): HelpFile | undefined => generated.files[file];
 
 /** A stdout as commander sees it: a pipe, or a terminal this many columns wide. */
@@ -46,7 +47,7 @@ async function cliOutput(args: string[], screen: Screen): Promise<{ code: number
   Object.defineProperty(stdout, 'isTTY', { value: screen.isTTY, configurable: true, writable: true });
   Object.defineProperty(stdout, 'columns', { value: screen.isTTY ? screen.columns : undefined, configurable: true, writable: true });
   try {
-    const code = await main(args, { PATH: process.env.PATH, NOTEVOX_CONFIG_DIR: configDir, NO_COLOR: '1' });
+    const code = await main(args, { env: { PATH: process.env.PATH, NOTEVOX_CONFIG_DIR: configDir, NO_COLOR: '1' } });
     return { code, out };
   } finally {
     stdout.write = saved.write;

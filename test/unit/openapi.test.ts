@@ -3,12 +3,13 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPath, endpoint, ENDPOINTS } from '../../src/contract/endpoints.js';
+import { buildPath, endpoint, ENDPOINTS, type EndpointId } from '../../src/contract/endpoints.js';
 import { LIMITS, PAGE_SIZES } from '../../src/contract/limits.js';
 import { SCOPE_NAMES } from '../../src/contract/scopes.js';
-import { DEMO_FOLDERS, DEMO_KEYS, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_FOLDERS, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { speechLikeWav, THREE_WORDS } from '../helpers/audio.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
+import { K } from '../helpers/expect.js';
 
 /**
  * docs/openapi.json against an OpenAPI 3.1 validator, and against the sandbox: a successful call of every endpoint
@@ -19,7 +20,6 @@ import { inProcessSandbox } from '../helpers/sandbox.js';
 
 const DOC_TEXT = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
 const DOC = JSON.parse(DOC_TEXT);
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, k.token])) as Record<keyof typeof DEMO_KEYS, string>;
 const PRODUCT = DEMO_WORKSPACES.product;
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 
@@ -130,7 +130,7 @@ describe('the sandbox against docs/openapi.json', () => {
 
   /** Call an endpoint by contract id (path from the contract, never restated) and record the answer. */
   async function call(id: string, o: { key?: string; path?: Record<string, string | number>; query?: Record<string, string>; body?: unknown } = {}): Promise<any> {
-    const ep = endpoint(id);
+    const ep = endpoint(id as EndpointId);
     let url: string;
     try {
       url = buildPath(ep, o.path);

@@ -93,10 +93,10 @@ describe('the key never leaks from the client', () => {
         errors.push(err);
       }
     };
-    await attempt(() => client.call(ep));
-    await attempt(() => client.call(ep));
-    await attempt(() => client.call(ep));
-    await attempt(() => client.call(ep));
+    await attempt(() => client.callEndpoint(ep));
+    await attempt(() => client.callEndpoint(ep));
+    await attempt(() => client.callEndpoint(ep));
+    await attempt(() => client.callEndpoint(ep));
     await attempt(() => client.request('GET', `notes?echo=${KEY}`));
 
     expect(errors).toHaveLength(4); // the second call succeeded after its retries

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS_WITH_SCHEMAS, schemasOf } from '../../src/contract/endpoint-schemas.js';
-import { ENDPOINTS, buildPath, endpoint } from '../../src/contract/endpoints.js';
+import { ENDPOINTS, buildPath, endpoint, type EndpointId } from '../../src/contract/endpoints.js';
 import { ERROR_CODES, ERROR_TYPES, ERROR_TYPE_BY_STATUS, errorTypeForStatus } from '../../src/contract/errors.js';
-import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import * as schemas from '../../src/contract/schemas.js';
 import { SCOPE_NAMES, scopeAllows } from '../../src/contract/scopes.js';
 import { REQUEST_LOG_KEEP, createApp } from '../../src/sandbox/app.js';
@@ -14,16 +13,9 @@ import { DEMO_FOLDERS, DEMO_KEYS, demoSeed, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIK
 import { prepareSandbox } from '../../src/sandbox/server.js';
 import { FaultInjector, FaultSpecError, parseFaultSpec } from '../../src/sandbox/faults.js';
 import { inProcessSandbox, startTestSandbox } from '../helpers/sandbox.js';
+import { K, expectError } from '../helpers/expect.js';
 
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, `${k.id}.${k.secret}`])) as Record<keyof typeof DEMO_KEYS, string>;
 type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
-
-function expectError(res: { status: number; json: any }, status: number, code: number) {
-  expect(res.status).toBe(status);
-  expect(errorEnvelopeSchema.safeParse(res.json).success).toBe(true);
-  expect(res.json.error.code).toBe(code);
-  expect(res.json.error.errorType).toBe(errorTypeForStatus(status));
-}
 
 describe('contract', () => {
   it('lists every endpoint once, under /v1/, with a known scope', () => {
@@ -83,7 +75,7 @@ describe('contract', () => {
     expect(ENDPOINTS.map((e) => `${e.method} ${e.path} ${e.scope}`).sort()).toEqual(want);
     expect(ENDPOINTS.filter((e) => !e.auth).map((e) => e.id)).toEqual(['scopes.list']);
     expect(ENDPOINTS.filter((e) => e.deprecated).map((e) => e.path)).toEqual(['/v1/external/notes/search']);
-    expect(Object.fromEntries(ENDPOINTS.filter((e) => e.aliasOf).map((e) => [e.path, endpoint(e.aliasOf!).path]))).toEqual({
+    expect(Object.fromEntries(ENDPOINTS.filter((e) => e.aliasOf).map((e) => [e.path, endpoint(e.aliasOf as EndpointId).path]))).toEqual({
       '/v1/external/auth/organizations/me': '/v1/external/organizations/me',
       '/v1/external/auth/workspaces': '/v1/external/workspaces',
       '/v1/external/auth/workspaces/me': '/v1/external/workspaces/me',
@@ -99,10 +91,10 @@ describe('contract', () => {
       if (e.method === 'POST' || e.method === 'PATCH' || (e.method === 'DELETE' && e.successStatus === 200)) expect(e.body, e.id).toBeDefined();
       if (e.page) expect(Object.keys((e.query as any).shape), e.id).toEqual(expect.arrayContaining(['cursor', e.page.param]));
     }
-    const page = (id: string) => endpoint(id).page;
-    for (const id of ['notes.list', 'notes.listWorkspace', 'notes.listOrganization', 'notes.paragraphs']) expect(page(id)).toMatchObject({ param: 'size', default: 100, min: 1, max: 1000 });
+    const page = (id: EndpointId) => endpoint(id).page;
+    for (const id of ['notes.list', 'notes.listWorkspace', 'notes.listOrganization', 'notes.paragraphs'] as const) expect(page(id)).toMatchObject({ param: 'size', default: 100, min: 1, max: 1000 });
     for (const e of ENDPOINTS.filter((x) => x.id.startsWith('wm.') && x.id.endsWith('.list'))) expect(e.page).toMatchObject({ param: 'size', default: 1000, min: 1, max: 1000 });
-    for (const id of ['wiki.pages', 'wiki.mentions']) expect(page(id)).toMatchObject({ param: 'limit', default: 50, min: 1, max: 200 });
+    for (const id of ['wiki.pages', 'wiki.mentions'] as const) expect(page(id)).toMatchObject({ param: 'limit', default: 50, min: 1, max: 200 });
     expect(endpoint('notes.update').updateMask).toEqual(['title']);
     // success statuses of decisions.md §1.2
     expect(ENDPOINTS.filter((e) => e.successStatus === 201).map((e) => e.id).sort()).toEqual(
@@ -118,7 +110,7 @@ describe('contract', () => {
     // organization keys: documents, workspaces, the organization word memories, voice jobs; never renames or share links
     const org = writes.filter((e) => e.keyTypes.includes('ORGANIZATION')).map((e) => e.id);
     for (const id of org) expect(id, id).toMatch(/^(notes\.documents\.generate|workspaces\.|wm\.organization\.|voice\.)/);
-    for (const id of ['notes.update', 'notes.shareLink.put', 'notes.shareLink.delete']) expect(endpoint(id).keyTypes).toEqual(['USER', 'LEGACY_PERSONAL']);
+    for (const id of ['notes.update', 'notes.shareLink.put', 'notes.shareLink.delete'] as const) expect(endpoint(id).keyTypes).toEqual(['USER', 'LEGACY_PERSONAL']);
     expect(endpoint('notes.listOrganization').keyTypes).toEqual(['USER', 'LEGACY_PERSONAL', 'ORGANIZATION']);
   });
 
@@ -496,7 +488,7 @@ describe('responses match the contract', () => {
         const key = /\/(teams|workspaces)\/me(\/|$)/.test(e.path) ? K.boundUser : K.admin;
         let p = { ...params };
         if (e.path.includes('word-memories/{id}')) {
-          const list = await sb.call('GET', buildPath(endpoint(e.id.replace(/\.get$/, '.list')), params), { key });
+          const list = await sb.call('GET', buildPath(endpoint(e.id.replace(/\.get$/, '.list') as EndpointId), params), { key });
           p = { ...p, id: list.json.content[0].id };
         }
         const q = e.id === 'wiki.search' ? '?q=harbor' : '';

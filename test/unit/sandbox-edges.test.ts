@@ -2,7 +2,6 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/client.js';
 import { ERROR_CODES } from '../../src/contract/errors.js';
-import { endpoint } from '../../src/contract/endpoints.js';
 import { authenticate } from '../../src/sandbox/auth.js';
 import { DEMO_KEYS } from '../../src/sandbox/demo-seed.js';
 import { FaultInjector, parseFaultSpec } from '../../src/sandbox/faults.js';
@@ -92,7 +91,7 @@ describe('fault kind reset-after', () => {
       const present: string[] = [];
       for (let i = 0; i < 20; i++) {
         const entry = `ResetAfter${i}`;
-        const res = await client.call<{ content: Array<{ entry: string }> }>(endpoint('wm.user.create'), { body: { entries: [{ entry }] } });
+        const res = await client.call('wm.user.create', { body: { entries: [{ entry }] } });
         (res.data.content.length ? created : present).push(entry);
         if (res.attempts > 1) expect(res.data.content).toEqual([]); // the first attempt had created it
       }
@@ -111,7 +110,7 @@ describe('fault kind reset-after', () => {
     try {
       const client = createClient({ baseUrl: live.baseUrl, apiKey: ADMIN, maxRetries: 6, log: () => {}, sleep: async () => {} });
       const ws = DEMO_KEYS.admin && live.db.get<{ guid: string }>("SELECT guid FROM workspaces WHERE name = 'Sales'")!.guid;
-      await expect(client.call(endpoint('folders.createWorkspace'), { params: { workspaceGuid: ws }, body: { title: 'Once only' } })).rejects.toMatchObject({ exitCode: 8 });
+      await expect(client.call('folders.createWorkspace', { path: { workspaceGuid: ws }, body: { title: 'Once only' } })).rejects.toMatchObject({ exitCode: 8 });
       await client.close();
       expect(client.stats.requests).toBe(1);
       expect(live.db.all("SELECT id FROM folders WHERE title = 'Once only'")).toHaveLength(1);

@@ -1,27 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
-import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import * as schemas from '../../src/contract/schemas.js';
-import { DEMO_FOLDERS as F, DEMO_KEYS, DEMO_NOTES, DEMO_USERS, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
+import { DEMO_FOLDERS as F, DEMO_NOTES, DEMO_USERS, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
 import { folderDepth, subtreeHeight } from '../../src/sandbox/handlers/folders.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
+import { K, expectError, type KeyName } from '../helpers/expect.js';
 
 type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
-type KeyName = keyof typeof DEMO_KEYS;
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, k.token])) as Record<KeyName, string>;
 
 const API = '/v1/external';
 const folderPath = (id: number | string) => `${API}/folders/${id}`;
 const wsFolders = (ws: string) => `${API}/workspaces/${ws}/folders`;
 const TEAM = `${API}/teams/me/folders`;
-
-function expectError(res: { status: number; json: any }, status: number, code: number) {
-  expect(res.status, JSON.stringify(res.json)).toBe(status);
-  expect(errorEnvelopeSchema.safeParse(res.json).success).toBe(true);
-  expect(res.json.error.code).toBe(code);
-  expect(res.json.error.errorType).toBe(ERROR_TYPE_BY_STATUS[status]);
-}
 
 const ids = (content: Array<{ id: string }>) => content.map((f) => Number(f.id)).sort((a, b) => a - b);
 

@@ -1,25 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
-import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import * as schemas from '../../src/contract/schemas.js';
-import { DEMO_FOLDERS, DEMO_KEYS, DEMO_NOTES, DEMO_TEMPLATES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_FOLDERS, DEMO_NOTES, DEMO_TEMPLATES } from '../../src/sandbox/demo-seed.js';
 import { markdownToHtml, markdownToPlain } from '../../src/sandbox/serialize.js';
 import { cutToBudget, matchedSnippets } from '../../src/sandbox/handlers/notes-extra.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
+import { K, expectError } from '../helpers/expect.js';
 
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, `${k.id}.${k.secret}`])) as Record<keyof typeof DEMO_KEYS, string>;
 const N = DEMO_NOTES;
 const T = DEMO_TEMPLATES;
 const API = '/v1/external';
 type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
-
-function expectError(res: { status: number; json: any }, status: number, code: number) {
-  expect(res.status, JSON.stringify(res.json)).toBe(status);
-  expect(errorEnvelopeSchema.safeParse(res.json).success).toBe(true);
-  expect(res.json.error.code).toBe(code);
-  expect(res.json.error.errorType).toBe(ERROR_TYPE_BY_STATUS[status]);
-}
 
 let sb: Sandbox;
 beforeAll(async () => {

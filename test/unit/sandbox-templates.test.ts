@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import * as schemas from '../../src/contract/schemas.js';
-import { DEMO_KEYS, DEMO_TEMPLATES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_TEMPLATES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
+import { K } from '../helpers/expect.js';
 
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, `${k.id}.${k.secret}`])) as Record<keyof typeof DEMO_KEYS, string>;
 const T = DEMO_TEMPLATES;
 const W = DEMO_WORKSPACES;
 const API = '/v1/external';

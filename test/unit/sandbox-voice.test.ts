@@ -4,27 +4,19 @@ import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
 import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import * as schemas from '../../src/contract/schemas.js';
-import { DEMO_KEYS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { uploadSignature } from '../../src/sandbox/voice/jobs.js';
 import { ORPHANED_MESSAGE } from '../../src/sandbox/voice/worker.js';
 import { garbageWav, speechLikeWav, THREE_WORDS, writeLargeWav } from '../helpers/audio.js';
 import { inProcessSandbox, startTestSandbox } from '../helpers/sandbox.js';
+import { K, expectError } from '../helpers/expect.js';
 
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, `${k.id}.${k.secret}`])) as Record<keyof typeof DEMO_KEYS, string>;
 const JOBS = '/v1/external/voice-file/jobs';
 const PACE_SECONDS = 0.05;
 type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
-
-function expectError(res: { status: number; json: any }, status: number, code: number) {
-  expect(res.status, JSON.stringify(res.json)).toBe(status);
-  expect(errorEnvelopeSchema.safeParse(res.json).success).toBe(true);
-  expect(res.json.error.code).toBe(code);
-  expect(res.json.error.errorType).toBe(ERROR_TYPE_BY_STATUS[status]);
-}
 
 let sb: Sandbox;
 let tmp: string;

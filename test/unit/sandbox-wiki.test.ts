@@ -1,20 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
 import * as schemas from '../../src/contract/schemas.js';
-import { DEMO_BUSY_PAGE, DEMO_KEYS, DEMO_NOTES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_BUSY_PAGE, DEMO_NOTES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
+import { K, expectError } from '../helpers/expect.js';
 
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, `${k.id}.${k.secret}`])) as Record<keyof typeof DEMO_KEYS, string>;
 const wiki = (ws: string, rest = '') => `/v1/external/workspaces/${ws}/wiki${rest}`;
 const PRODUCT = DEMO_WORKSPACES.product;
 const BUSY = DEMO_BUSY_PAGE.guid;
 type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
-
-function expectError(res: { status: number; json: any }, status: number, code: number) {
-  expect(res.status).toBe(status);
-  expect(res.json.error.code).toBe(code);
-  expect(res.json.error.errorType).toBe(ERROR_TYPE_BY_STATUS[status]);
-}
 
 const PAGE_FIELDS = ['canonicalName', 'createdAt', 'description', 'guid', 'mentionCount', 'pageType', 'updatedAt'];
 const MENTION_FIELDS = ['confidence', 'createdAt', 'extractedText', 'guid', 'kind', 'noteId', 'paragraphId', 'paragraphUuid', 'sourceUserId'];

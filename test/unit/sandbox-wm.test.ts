@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPath, endpoint, type WordMemoryScopeKey } from '../../src/contract/endpoints.js';
-import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
-import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
+import { buildPath, endpoint, type EndpointId, type WordMemoryScopeKey } from '../../src/contract/endpoints.js';
 import * as schemas from '../../src/contract/schemas.js';
-import { DEMO_KEYS, DEMO_ORGANIZATION, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_ORGANIZATION, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
+import { K, expectError } from '../helpers/expect.js';
 
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, k.token])) as Record<keyof typeof DEMO_KEYS, string>;
 const { product, sales, support } = DEMO_WORKSPACES;
 type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
 type Op = 'list' | 'get' | 'create' | 'update' | 'delete';
@@ -21,19 +19,12 @@ afterAll(async () => {
 
 /** The path of a word-memory operation; `bulk` picks the `.../bulk` variant of the writes. */
 function path(scope: WordMemoryScopeKey, op: Op, o: { ws?: string; id?: number; bulk?: boolean; query?: string } = {}): string {
-  const ep = endpoint(`wm.${scope}.${op}${o.bulk ? 'Bulk' : ''}`);
+  const ep = endpoint(`wm.${scope}.${op}${o.bulk ? 'Bulk' : ''}` as EndpointId);
   const filled = buildPath(ep, { ...(o.ws ? { workspaceGuid: o.ws } : {}), ...(o.id !== undefined ? { id: o.id } : {}) });
   return filled + (o.query ? `?${o.query}` : '');
 }
 const METHOD: Record<Op, string> = { list: 'GET', get: 'GET', create: 'POST', update: 'PATCH', delete: 'DELETE' };
 const call = (key: string, scope: WordMemoryScopeKey, op: Op, o: Parameters<typeof path>[2] & { body?: unknown } = {}) => sb.call(METHOD[op], path(scope, op, o), { key, body: o.body });
-
-function expectError(res: { status: number; json: any }, status: number, code: number) {
-  expect(res.status).toBe(status);
-  expect(errorEnvelopeSchema.safeParse(res.json).success).toBe(true);
-  expect(res.json.error.code).toBe(code);
-  expect(res.json.error.errorType).toBe(ERROR_TYPE_BY_STATUS[status]);
-}
 
 const entries = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ entry: `${prefix}${i}`, ...(i % 3 === 0 ? { subEntry: `${prefix}-alt-${i}` } : {}) }));
 

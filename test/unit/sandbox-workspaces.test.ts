@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_TYPE_BY_STATUS } from '../../src/contract/errors.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import * as schemas from '../../src/contract/schemas.js';
-import { DEMO_KEYS, DEMO_ORGANIZATION, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { DEMO_ORGANIZATION, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
 import { hashSecret, newSalt } from '../../src/sandbox/ids.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
+import { K, expectError } from '../helpers/expect.js';
 
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, `${k.id}.${k.secret}`])) as Record<keyof typeof DEMO_KEYS, string>;
 const BASE = '/v1/external/organizations/me/workspaces';
 type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
 /** Exactly the fields of decisions.md §3.8, nothing more. */
@@ -20,12 +19,6 @@ function addKey(sb: Sandbox, id: string, k: { type: string; scopes: string[]; us
     [id, salt, hashSecret('s3cret', salt), k.type, k.userId ?? null, k.workspaceGuid ?? null, k.organizationId ?? null, JSON.stringify(k.scopes), '2026-10-01T00:00:00Z'],
   );
   return `${id}.s3cret`;
-}
-
-function expectError(res: { status: number; json: any }, status: number, code: number) {
-  expect(res.status).toBe(status);
-  expect(res.json.error.code).toBe(code);
-  expect(res.json.error.errorType).toBe(ERROR_TYPE_BY_STATUS[status]);
 }
 
 describe('organization workspaces', () => {

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeAudio, AudioRejected } from '../../src/sandbox/voice/analyze.js';
 import { buildResults, clockTime, placeParagraphs } from '../../src/sandbox/voice/results.js';
 import { detectSegments, fixedWindows, spreadOverSegments } from '../../src/sandbox/voice/segments.js';
-import { sniffAudio } from '../../src/sandbox/voice/sniff.js';
+import { sniffAudio } from '../../src/audio/sniff.js';
 import { buildCommand, parseTranscriberOutput, runTranscriber, TranscriberFailed } from '../../src/sandbox/voice/transcriber.js';
 import { wordReplacer } from '../../src/sandbox/voice/words.js';
 import { espeakWav, m4aHeaderOnly, soxConvert, speechLikeWav, THREE_WORDS, toolsAvailable, wavBytes, type BitDepth } from '../helpers/audio.js';

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/client/client.js';
 import { ApiError, NetworkError } from '../../src/client/errors.js';
-import type { Endpoint } from '../../src/contract/types.js';
-import { pool } from '../../src/commands/voice/batch.js';
+import type { EndpointId } from '../../src/contract/endpoints.js';
+import { pool } from '../../src/pool.js';
 import { completeUpload, isTransient, nextPollDelay, POLL } from '../../src/commands/voice/job.js';
-import { checkJobId, parseDuration, parseTranslate, shellWord } from '../../src/commands/voice/options.js';
+import { jobId, translationLocales } from '../../src/commands/args.js';
+import { parseDuration, shellWord } from '../../src/commands/voice/options.js';
 import { COMPLETE_MARKER, readTranscript, resultsJson, srtTime, toSrt, writeResults, type Results } from '../../src/commands/voice/output.js';
 import { preflight } from '../../src/commands/voice/preflight.js';
 import { EXIT } from '../../src/errors.js';
@@ -28,12 +29,11 @@ describe('flags', () => {
   });
 
   it('checks locales, their number, and job ids', () => {
-    expect(parseTranslate('ko_KR, ja_JP,ko_KR')).toEqual(['ko_KR', 'ja_JP']);
-    expect(parseTranslate(undefined)).toEqual([]);
-    expect(() => parseTranslate('ko-KR')).toThrow('--translate "ko-KR" is not a locale');
-    expect(() => parseTranslate('aa_AA,bb_BB,cc_CC,dd_DD,ee_EE,ff_FF')).toThrow('--translate names 6 locales');
-    expect(checkJobId(JOB.toUpperCase())).toBe(JOB);
-    expect(() => checkJobId('123')).toThrow('"123" is not a voice job id');
+    expect(translationLocales('ko_KR, ja_JP,ko_KR')).toEqual(['ko_KR', 'ja_JP']);
+    expect(() => translationLocales('ko-KR')).toThrow('"ko-KR" is not a locale');
+    expect(() => translationLocales('aa_AA,bb_BB,cc_CC,dd_DD,ee_EE,ff_FF')).toThrow('names 6 items');
+    expect(jobId(JOB.toUpperCase())).toBe(JOB);
+    expect(() => jobId('123')).toThrow('is not a voice job id');
   });
 
   it('quotes paths for printed commands', () => {
@@ -70,10 +70,10 @@ describe('upload-complete', () => {
   /** A client whose upload-complete answers 409 and whose job is in `status`. */
   const client = (status: string) =>
     ({
-      async call(ep: Endpoint) {
-        if (ep.id === 'voice.uploadComplete') throw new ApiError({ status: 409, errorType: 'conflict', code: 409000, apiMessage: 'the upload was already completed' });
-        if (ep.id === 'voice.get') return { status: 200, headers: {}, data: { id: JOB, status }, attempts: 1 };
-        throw new Error(`unexpected ${ep.id}`);
+      async call(id: EndpointId) {
+        if (id === 'voice.uploadComplete') throw new ApiError({ status: 409, errorType: 'conflict', code: 409000, apiMessage: 'the upload was already completed' });
+        if (id === 'voice.get') return { status: 200, headers: {}, data: { id: JOB, status }, attempts: 1 };
+        throw new Error(`unexpected ${id}`);
       },
     }) as unknown as ApiClient;
 

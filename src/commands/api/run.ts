@@ -3,27 +3,16 @@ import { ApiError } from '../../client/errors.js';
 import { redact } from '../../client/redact.js';
 import { UsageError } from '../../errors.js';
 import { redactValue } from '../../io/values.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
+import type * as cmd from './index.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
 
-interface ApiFlags {
-  rawField: string[];
-  field: string[];
-  input?: string;
-  header: string[];
-  include?: boolean;
-  paginate?: boolean;
-}
+type ApiFlags = Flags<typeof cmd.api>;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
-
-function splitPair(s: string, sep: string, flag: string): [string, string] {
-  const i = s.indexOf(sep);
-  if (i <= 0) throw new UsageError(`${flag} "${s}" must look like key${sep}value`, flag === '-H' ? 'e.g. -H "Accept: application/json"' : `e.g. ${flag} title=Hello`);
-  return [s.slice(0, i), s.slice(i + 1)];
-}
 
 async function readNamedFile(ctx: Context, file: string, flag: string): Promise<string> {
   if (file === '-') return ctx.io.readStdin();
@@ -117,19 +106,12 @@ export async function api(ctx: Context, a: string, b: string | undefined, flags:
     if (!METHODS.has(method)) throw new UsageError(`"${a}" is not an HTTP method`, `Use one of ${[...METHODS].join(', ')}.`);
   }
   const fields: JsonObject = {};
-  for (const f of flags.rawField) {
-    const [k, v] = splitPair(f, '=', '-f');
-    setField(fields, parseKey(k, '-f'), v, k);
-  }
-  for (const f of flags.field) {
-    const [k, v] = splitPair(f, '=', '-F');
-    setField(fields, parseKey(k, '-F'), await typed(ctx, k, v), k);
-  }
+  for (const [k, v] of flags.rawField) setField(fields, parseKey(k, '-f'), v, k);
+  for (const [k, v] of flags.field) setField(fields, parseKey(k, '-F'), await typed(ctx, k, v), k);
   const headers: Record<string, string> = {};
-  for (const h of flags.header) {
-    const [k, v] = splitPair(h, ':', '-H');
-    if (k.trim().toLowerCase() === 'authorization') throw new UsageError('-H Authorization is not allowed', 'The key comes from your profile or NOTEVOX_API_KEY.');
-    headers[k.trim()] = v.trim();
+  for (const [k, v] of flags.header) {
+    if (k.toLowerCase() === 'authorization') throw new UsageError('-H Authorization is not allowed', 'The key comes from your profile or NOTEVOX_API_KEY.');
+    headers[k] = v;
   }
   const hasFields = Object.keys(fields).length > 0;
   // Like gh: GET, or POST when fields or a body are given (--paginate always reads).
@@ -174,11 +156,13 @@ export async function api(ctx: Context, a: string, b: string | undefined, flags:
     const writer = createListWriter(ctx.io, [], output);
     let q: Record<string, string | string[]> = { ...(query ?? {}) };
     for (;;) {
-      const res = await client.request<{ content?: unknown[]; nextCursor?: string | null }>(method, path, { query: q, headers }).catch(failed);
+      const res = await client.request(method, path, { query: q, headers }).catch(failed);
       if (flags.include) printHead(res.status, res.headers);
-      if (!Array.isArray(res.data?.content)) throw new UsageError(`${path} did not answer a page ({content, nextCursor}); drop --paginate`);
-      writer.write(redactValue(res.data.content as object[], key));
-      const cursor = res.data.nextCursor;
+      // Any path: whatever it answers is checked here.
+      const page = res.data as { content?: unknown; nextCursor?: unknown } | null;
+      if (!Array.isArray(page?.content)) throw new UsageError(`${path} did not answer a page ({content, nextCursor}); drop --paginate`);
+      writer.write(redactValue(page.content as object[], key));
+      const cursor = page.nextCursor;
       if (typeof cursor !== 'string' || cursor === '' || cursor === q.cursor) break;
       q = { ...q, cursor };
     }
@@ -186,7 +170,7 @@ export async function api(ctx: Context, a: string, b: string | undefined, flags:
     return;
   }
 
-  const res = await client.request<unknown>(method, path, { query, body, headers }).catch(failed);
+  const res = await client.request(method, path, { query, body, headers }).catch(failed);
   if (flags.include) printHead(res.status, res.headers);
   // What the server sent, as it came, except the key wherever it echoed it (as in error bodies and headers).
   if (res.data === null || res.data === undefined) {

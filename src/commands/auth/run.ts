@@ -1,4 +1,5 @@
 import { ApiError } from '../../client/errors.js';
+import type { ResponseOf, Tolerant } from '../../contract/api.js';
 import { endpoint } from '../../contract/endpoints.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
 import { maskKey, parseApiKey } from '../../config/apikey.js';
@@ -10,17 +11,11 @@ import type { Column } from '../../io/render.js';
 import { redactValue } from '../../io/values.js';
 import { printList, printObject } from '../list.js';
 import { keyIdentity } from '../resolve.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
+import type * as cmd from './index.js';
 
-interface AuthMe {
-  keyId: string;
-  keyType: string;
-  scopes: string[];
-  user: { id: number; name: string; email: string } | null;
-  workspaceGuid: string | null;
-  organizationId: string | null;
-  expiresAt: string | null;
-}
+type AuthMe = ResponseOf<'auth.me'>;
 
 /**
  * auth/me's answer, checked against the contract (a proxy's login page answering 200 is not a login), with the key
@@ -34,7 +29,7 @@ async function readMe(data: unknown, apiKey: string): Promise<AuthMe> {
 
 async function whoAmI(ctx: Context, baseUrl: string, apiKey: string): Promise<AuthMe> {
   const client = await ctx.clientFor({ baseUrl, apiKey });
-  return readMe((await client.call<unknown>(endpoint('auth.me'))).data, apiKey);
+  return readMe((await client.call('auth.me')).data, apiKey);
 }
 
 /** The profile a command acts on: --profile, else NOTEVOX_PROFILE, else the current one (empty values count as unset). */
@@ -100,13 +95,13 @@ async function askBaseUrl(ctx: Context): Promise<string> {
 /** The base URL answers at all (any HTTP answer will do): checked before the key is asked for, not after a paste. */
 async function checkReachable(ctx: Context, baseUrl: string): Promise<void> {
   const client = await ctx.clientFor({ baseUrl });
-  await client.call(endpoint('scopes.list')).catch((e: unknown) => {
+  await client.call('scopes.list').catch((e: unknown) => {
     if (e instanceof ApiError) return; // it answered
     throw e;
   });
 }
 
-export async function login(ctx: Context, flags: { withKey?: boolean }): Promise<void> {
+export async function login(ctx: Context, flags: Flags<typeof cmd.login>): Promise<void> {
   const store = await ctx.config();
   const profile = await targetProfile(ctx);
   checkProfileName(profile);
@@ -170,7 +165,7 @@ export async function status(ctx: Context): Promise<void> {
   }
   const client = await ctx.client();
   const answer = (
-    await client.call<unknown>(endpoint('auth.me')).catch((e: unknown) => {
+    await client.call('auth.me').catch((e: unknown) => {
       // Say which key was refused, and where it came from (as gh auth status does).
       if (e instanceof ApiError && e.status === 401) {
         throw new CliError(`the key ${maskKey(creds.apiKey!)} from ${source} was refused: ${e.message}`, { exitCode: e.exitCode, hint: e.hint, errorType: e.errorType, code: e.code });
@@ -207,7 +202,8 @@ export async function status(ctx: Context): Promise<void> {
 /** The name of the key's bound workspace (`GET /workspaces/me`), or null when the service does not say: status still shows the rest. */
 async function boundWorkspaceName(client: Awaited<ReturnType<Context['client']>>): Promise<string | null> {
   try {
-    const { name } = await keyIdentity<{ name?: unknown }>(client, 'workspaces.me');
+    // Read tolerantly: a service that leaves the name out still gets the rest of the status shown.
+    const { name } = (await keyIdentity(client, 'workspaces.me')) as Tolerant<ResponseOf<'workspaces.me'>>;
     return typeof name === 'string' ? name : null;
   } catch (e) {
     if (e instanceof ApiError) return null;
@@ -238,7 +234,7 @@ export async function scopes(ctx: Context): Promise<void> {
   const creds = await ctx.credentials();
   // No key is needed (nor sent) for the scope list.
   const client = await ctx.clientFor({ baseUrl: creds.baseUrl });
-  const res = await client.call<{ content: Array<{ scope: string; description: string }> }>(endpoint('scopes.list'));
+  const res = await client.call('scopes.list');
   (await import('../../contract/answers.js')).assertAnswer(endpoint('scopes.list'), res.data);
   await printList(ctx, res.data.content, [
     { key: 'scope', header: 'SCOPE' },

@@ -1,5 +1,5 @@
 import { ApiError } from '../../client/errors.js';
-import { endpoint } from '../../contract/endpoints.js';
+import type { ResponseOf } from '../../contract/api.js';
 import { LIMITS, PAGE_SIZES } from '../../contract/limits.js';
 import { SHARING_TYPES } from '../../contract/enums.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
@@ -7,25 +7,14 @@ import type { Column } from '../../io/render.js';
 import { printList, printObject } from '../list.js';
 import { reachableWorkspaces, resolveWorkspace } from '../resolve.js';
 import type { Context } from '../types.js';
+import type { Flags } from '../registry.js';
+import { FOLDER_MEMBER, folderMember, folderTitle, promptCheck } from '../args.js';
+import type * as cmd from './index.js';
 
 type SharingType = (typeof SHARING_TYPES)[number];
-interface Member {
-  userId: number;
-  role: 'VIEWER' | 'EDITOR';
-}
-export interface Folder {
-  id: string;
-  workspaceGuid: string;
-  title: string;
-  description: string;
-  sharingType: SharingType;
-  parentId: string | null;
-  color: string;
-  isTeamFolder: boolean;
-  createdAt: string;
-  updatedAt: string;
-  members?: Member[];
-}
+/** A folder as the service answers it (the contract's schema). */
+export type Folder = ResponseOf<'folders.get'>;
+type Member = NonNullable<Folder['members']>[number];
 
 const FOLDER_COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
@@ -63,41 +52,6 @@ const SHARING_DESCRIPTIONS: Record<SharingType, string> = {
   PRIVATE: 'only you',
 };
 
-// ---------------------------------------------------------------- input checks (before any request)
-
-export function checkFolderId(value: string, flag = 'folder id'): string {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} "${value}" is not a folder id`, 'Folder ids are numbers, e.g. from `notevox folders list`.');
-  return value;
-}
-
-export function checkFolderTitle(title: string): string {
-  const { min, max } = LIMITS.folderTitle;
-  if (title.trim().length === 0) throw new UsageError(`the folder title "${title}" is blank`, `Give a title of ${min} to ${max} characters with at least one non-space character.`);
-  if (title.length < min || title.length > max) throw new UsageError(`the folder title "${title}" is ${title.length} characters long`, `A folder title has ${min} to ${max} characters.`);
-  return title;
-}
-
-function checkColor(color: string): string {
-  if (!LIMITS.folderColorPattern.test(color)) throw new UsageError(`--color "${color}" is not a colour`, 'A colour has the form #RRGGBB (six hex digits), e.g. #4A90D9.');
-  return color;
-}
-
-function checkSharing(value: string): SharingType {
-  const upper = value.toUpperCase();
-  if (!(SHARING_TYPES as readonly string[]).includes(upper)) throw new UsageError(`--sharing "${value}" is not a sharing type`, `Use one of ${SHARING_TYPES.join(', ')}.`);
-  return upper as SharingType;
-}
-
-const MEMBER_PATTERN = /^(\d+):(viewer|editor)$/i;
-
-function checkMembers(values: string[] | undefined): Member[] | undefined {
-  return values?.map((v) => {
-    const m = MEMBER_PATTERN.exec(v);
-    if (!m) throw new UsageError(`--member "${v}" is not userId:ROLE`, 'Pass --member USER_ID:VIEWER or --member USER_ID:EDITOR, e.g. --member 102:EDITOR.');
-    return { userId: Number(m[1]), role: m[2].toUpperCase() as Member['role'] };
-  });
-}
-
 /** The members typed at the prompt: `102:EDITOR, 103:viewer` (commas or spaces between them). */
 const splitMembers = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
@@ -120,7 +74,7 @@ async function onBoundWorkspace<T>(ctx: Context, run: () => Promise<T>): Promise
   } catch (e) {
     if (!(e instanceof ApiError) || e.status !== 404) throw e;
     const client = await ctx.client();
-    const me = await client.call<{ workspaceGuid: string | null }>(endpoint('auth.me'));
+    const me = await client.call('auth.me');
     if (me.data.workspaceGuid !== null) throw e;
     const choices = (await reachableWorkspaces(ctx)).map((w) => `${w.guid} (${w.name})`);
     throw new CliError('this key is not bound to a workspace, so there is no default workspace for folders', {
@@ -132,19 +86,19 @@ async function onBoundWorkspace<T>(ctx: Context, run: () => Promise<T>): Promise
 
 async function fetchFolder(ctx: Context, id: string): Promise<Folder> {
   const client = await ctx.client();
-  return (await client.call<Folder>(endpoint('folders.get'), { params: { folderId: id } })).data;
+  return (await client.call('folders.get', { path: { folderId: id } })).data;
 }
 
 async function workspaceFolders(ctx: Context, workspaceGuid: string): Promise<Folder[]> {
   const client = await ctx.client();
-  return (await client.call<{ content: Folder[] }>(endpoint('folders.listWorkspace'), { params: { workspaceGuid } })).data.content;
+  return (await client.call('folders.listWorkspace', { path: { workspaceGuid } })).data.content;
 }
 
 /** The folders of --workspace (guid or name), or of the key's own workspace. */
 async function listFolders(ctx: Context, workspace: string | undefined): Promise<Folder[]> {
   if (workspace !== undefined) return workspaceFolders(ctx, await resolveWorkspace(ctx, workspace));
   const client = await ctx.client();
-  return onBoundWorkspace(ctx, async () => (await client.call<{ content: Folder[] }>(endpoint('folders.listTeam'))).data.content);
+  return onBoundWorkspace(ctx, async () => (await client.call('folders.listTeam')).data.content);
 }
 
 /** Ids of every folder below `rootId` in a flat list (by parentId). */
@@ -188,7 +142,7 @@ export function renderTree(folders: Folder[]): string {
 
 // ---------------------------------------------------------------- commands
 
-export async function list(ctx: Context, flags: { workspace?: string; tree?: boolean }): Promise<void> {
+export async function list(ctx: Context, flags: Flags<typeof cmd.list>): Promise<void> {
   const folders = await listFolders(ctx, flags.workspace);
   const table = !ctx.output.format || ctx.output.format === 'table';
   if (flags.tree && table) {
@@ -200,27 +154,10 @@ export async function list(ctx: Context, flags: { workspace?: string; tree?: boo
 }
 
 export async function get(ctx: Context, id: string): Promise<void> {
-  await printObject(ctx, await fetchFolder(ctx, checkFolderId(id)), FOLDER_DETAIL);
+  await printObject(ctx, await fetchFolder(ctx, id), FOLDER_DETAIL);
 }
 
-interface CreateFlags {
-  description?: string;
-  color?: string;
-  parent?: string;
-  sharing?: string;
-  member?: string[];
-  workspace?: string;
-}
-
-/** The title rule as a prompt validator: true, or the message. */
-function titleProblem(v: string): true | string {
-  try {
-    checkFolderTitle(v);
-    return true;
-  } catch (e) {
-    return e instanceof UsageError ? `${e.message}. ${e.hint ?? ''}`.trim() : String(e);
-  }
-}
+type CreateFlags = Flags<typeof cmd.create>;
 
 /**
  * On a terminal, ask for what was not given (title, description, colour, sharing type, and the members of a
@@ -234,7 +171,7 @@ async function askMissing(ctx: Context, title: string | undefined, flags: Create
     return { title, description, color, sharing, members };
   }
   const prompter = await ctx.prompter();
-  title ??= await prompter.input({ message: `Title (${LIMITS.folderTitle.min}–${LIMITS.folderTitle.max} characters)`, validate: titleProblem, flag: 'TITLE' });
+  title ??= await prompter.input({ message: `Title (${LIMITS.folderTitle.min}–${LIMITS.folderTitle.max} characters)`, validate: promptCheck(folderTitle), flag: 'TITLE' });
   description ??= await prompter.input({ message: 'Description (optional)', default: '', flag: '--description' });
   color ??= await prompter.input({
     message: 'Colour (#RRGGBB)',
@@ -255,11 +192,11 @@ async function askMissing(ctx: Context, title: string | undefined, flags: Create
     const typed = await prompter.input({
       message: 'Members (USER_ID:VIEWER or USER_ID:EDITOR, separated by commas; empty for none)',
       default: '',
-      validate: (v) => splitMembers(v).every((m) => MEMBER_PATTERN.test(m)) || 'Write each member as USER_ID:VIEWER or USER_ID:EDITOR, e.g. 102:EDITOR, 103:VIEWER',
+      validate: (v) => splitMembers(v).every((m) => FOLDER_MEMBER.test(m)) || 'Write each member as USER_ID:VIEWER or USER_ID:EDITOR, e.g. 102:EDITOR, 103:VIEWER',
       flag: '--member',
     });
-    const list = checkMembers(splitMembers(typed));
-    members = list?.length ? list : undefined;
+    const list = splitMembers(typed).map(folderMember);
+    members = list.length ? list : undefined;
   }
   return { title, description, color, sharing, members };
 }
@@ -280,25 +217,26 @@ function createCommand(a: { title: string; description?: string; color?: string;
 }
 
 export async function create(ctx: Context, titleArg: string | undefined, flags: CreateFlags): Promise<void> {
-  if (titleArg !== undefined) checkFolderTitle(titleArg);
-  if (flags.color !== undefined) checkColor(flags.color);
-  if (flags.parent !== undefined) checkFolderId(flags.parent, '--parent');
-  const members = checkMembers(flags.member);
-  let sharing = flags.sharing !== undefined ? checkSharing(flags.sharing) : members ? 'LIMITED' : undefined;
+  const members = flags.member;
+  let sharing: SharingType | undefined = flags.sharing ?? (members ? 'LIMITED' : undefined);
   if (sharing === 'PRIVATE' && flags.workspace === undefined)
     throw new UsageError('--sharing PRIVATE needs --workspace', 'Private folders can only be created in a named workspace: add --workspace WS.');
   if (members && sharing !== 'LIMITED') throw new UsageError(`--member needs --sharing LIMITED (not ${sharing})`, 'Only LIMITED folders have members.');
   const answers = await askMissing(ctx, titleArg, flags, sharing, members);
   sharing = answers.sharing;
-  const body = { title: answers.title, description: answers.description, color: answers.color, parentId: flags.parent, sharingType: sharing, members: answers.members };
+  const body = { title: answers.title, description: answers.description, color: answers.color, parentId: flags.parent, members: answers.members };
   const client = await ctx.client();
   const asked = ctx.io.canPrompt && (titleArg === undefined || flags.description === undefined || flags.color === undefined || flags.sharing === undefined);
   let res;
   try {
-    res =
-      flags.workspace !== undefined
-        ? await client.call<Folder>(endpoint('folders.createWorkspace'), { params: { workspaceGuid: await resolveWorkspace(ctx, flags.workspace) }, body })
-        : await onBoundWorkspace(ctx, () => client.call<Folder>(endpoint('folders.createTeam'), { body }));
+    if (flags.workspace !== undefined) {
+      res = await client.call('folders.createWorkspace', { path: { workspaceGuid: await resolveWorkspace(ctx, flags.workspace) }, body: { ...body, sharingType: sharing } });
+    } else {
+      // Checked above, and not offered at the prompt: only a named workspace takes a private folder.
+      if (sharing === 'PRIVATE') throw new UsageError('--sharing PRIVATE needs --workspace');
+      const sharingType = sharing;
+      res = await onBoundWorkspace(ctx, () => client.call('folders.createTeam', { body: { ...body, sharingType } }));
+    }
   } catch (e) {
     // The answers typed at the prompts are not lost to a refusal: the same folder as one command to fix and rerun.
     if (asked && e instanceof CliError) ctx.io.info(`Your answers, as one command to change and run again:\n  ${createCommand(answers, flags)}`);
@@ -308,32 +246,24 @@ export async function create(ctx: Context, titleArg: string | undefined, flags: 
   await printObject(ctx, res.data, CREATED_DETAIL);
 }
 
-export async function update(ctx: Context, id: string, flags: { title?: string; description?: string; color?: string; sharing?: string; member?: string[] }): Promise<void> {
-  checkFolderId(id);
-  const body = {
-    title: flags.title !== undefined ? checkFolderTitle(flags.title) : undefined,
-    description: flags.description,
-    color: flags.color !== undefined ? checkColor(flags.color) : undefined,
-    sharingType: flags.sharing !== undefined ? checkSharing(flags.sharing) : undefined,
-    members: checkMembers(flags.member),
-  };
+export async function update(ctx: Context, id: string, flags: Flags<typeof cmd.update>): Promise<void> {
+  const body = { title: flags.title, description: flags.description, color: flags.color, sharingType: flags.sharing, members: flags.member };
   if (Object.values(body).every((v) => v === undefined))
     throw new UsageError('nothing to change', 'Pass at least one of --title, --description, --color, --sharing, --member.');
   const client = await ctx.client();
-  const res = await client.call<Folder>(endpoint('folders.update'), { params: { folderId: id }, body });
+  const res = await client.call('folders.update', { path: { folderId: id }, body });
   say(ctx, `Updated folder "${res.data.title}" (${res.data.id}).`);
   await printObject(ctx, res.data, FOLDER_DETAIL);
 }
 
-export async function move(ctx: Context, id: string, flags: { to?: string; root?: boolean; inheritSharing?: boolean }): Promise<void> {
-  checkFolderId(id);
+export async function move(ctx: Context, id: string, flags: Flags<typeof cmd.move>): Promise<void> {
   if ((flags.to === undefined) === !flags.root) throw new UsageError('pass exactly one of --to PARENT and --root', 'Say where the folder goes: under another folder (--to ID) or to the top level (--root).');
-  const newParentId = flags.to !== undefined ? checkFolderId(flags.to, '--to') : null;
+  const newParentId = flags.to ?? null;
   if (newParentId !== null && Number(newParentId) === Number(id)) throw new UsageError(`--to ${flags.to}: a folder cannot move into itself`, 'Pick another parent, or --root for the top level.');
   if (flags.root && flags.inheritSharing) ctx.io.info('note: at the top level there is no parent to inherit from; the folder keeps its sharing type and members.');
   const client = await ctx.client();
-  const res = await client.call<Folder>(endpoint('folders.move'), {
-    params: { folderId: id },
+  const res = await client.call('folders.move', {
+    path: { folderId: id },
     body: { newParentId, sharingTypeUpdateStrategy: flags.inheritSharing ? 'INHERIT_FROM_PARENT' : 'KEEP_EXISTING' },
   });
   say(ctx, `Moved folder "${res.data.title}" (${res.data.id}) ${newParentId === null ? 'to the top level' : `under folder ${newParentId}`}; sharing ${res.data.sharingType}.`);
@@ -345,7 +275,7 @@ async function countNotes(ctx: Context, folderId: string): Promise<number | null
   const client = await ctx.client();
   let n = 0;
   try {
-    for await (const page of client.paginate(endpoint('notes.list'), { query: { folderId } }, { pageSize: PAGE_SIZES.notes.max })) n += page.items.length;
+    for await (const page of client.paginate('notes.list', { query: { folderId } }, { pageSize: PAGE_SIZES.notes.max })) n += page.items.length;
   } catch (e) {
     if (e instanceof ApiError && e.status === 403) return null;
     throw e;
@@ -353,8 +283,7 @@ async function countNotes(ctx: Context, folderId: string): Promise<number | null
   return n;
 }
 
-export async function remove(ctx: Context, id: string, flags: { yes?: boolean }): Promise<void> {
-  checkFolderId(id);
+export async function remove(ctx: Context, id: string, flags: Flags<typeof cmd.remove>): Promise<void> {
   const folder = await fetchFolder(ctx, id);
   const subFolders = descendants(await workspaceFolders(ctx, folder.workspaceGuid), folder.id).length;
   const notes = await countNotes(ctx, folder.id);
@@ -368,7 +297,7 @@ export async function remove(ctx: Context, id: string, flags: { yes?: boolean })
     if (typed !== folder.title) throw new CliError('the typed title does not match: cancelled, nothing was deleted', { exitCode: EXIT.INTERRUPTED, hint: `Type exactly "${folder.title}", or pass --yes.` });
   }
   const client = await ctx.client();
-  await client.call(endpoint('folders.delete'), { params: { folderId: folder.id } });
+  await client.call('folders.delete', { path: { folderId: folder.id } });
   if (!ctx.output.format || ctx.output.format === 'table') {
     ctx.io.info(`Deleted ${name} and ${plural(subFolders, 'sub-folder')}; ${notesText} ${notes === 1 ? 'is' : 'are'} now folder-less.`);
     return;

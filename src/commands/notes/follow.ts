@@ -1,9 +1,10 @@
 import { parseRateLimit } from '../../client/retry.js';
-import { endpoint } from '../../contract/endpoints.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
-import type { ListFlags } from '../shared.js';
+import { sleep } from '../../timing.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
-import { PARAGRAPH_COLUMNS } from './run-more.js';
+import type * as cmd from './index.js';
+import { PARAGRAPH_COLUMNS } from './read.js';
 
 /**
  * `notes paragraphs GUID --follow`: tail a live note (decisions.md §6.5). Polls the note and its paragraphs, printing
@@ -11,17 +12,6 @@ import { PARAGRAPH_COLUMNS } from './run-more.js';
  * at once). Polls back off while nothing new comes, and never faster than the key's rate limit allows (the
  * `X-RateLimit-*` headers); a 429 is waited out by the client's retries. Ctrl-C ends it with 130.
  */
-
-interface Paragraph {
-  id: number;
-  timeFrom: string;
-  speaker: string | null;
-  transcript: { content: string };
-}
-interface Note {
-  recordingStartAt: string | null;
-  recordingEndAt: string | null;
-}
 
 export const FOLLOW_POLL = { baseMs: 1000, maxMs: 10_000, factor: 2 } as const;
 /** Requests one poll makes at least (the note, then the paragraphs). */
@@ -45,9 +35,9 @@ function offset(from: string, start: string | null): string {
   return hh ? `${hh}:${mm}:${ss}` : `${mm}:${ss}`;
 }
 
-export async function followParagraphs(ctx: Context, guid: string, flags: ListFlags & { plain?: boolean }): Promise<void> {
+export async function followParagraphs(ctx: Context, guid: string, flags: Flags<typeof cmd.paragraphs>): Promise<void> {
   const client = await ctx.client();
-  const params = { noteGuid: guid };
+  const path = { noteGuid: guid };
   const { resolveFormat, createListWriter } = await import('../../io/render.js');
   const format = resolveFormat(ctx.io, ctx.output);
   // A terminal gets a line per paragraph as it comes (a table would wait for the end); other formats stream as usual.
@@ -55,28 +45,16 @@ export async function followParagraphs(ctx: Context, guid: string, flags: ListFl
   const printed = new Set<number>();
   let cursor = flags.cursor;
   let backoff: number = FOLLOW_POLL.baseMs;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const onAbort = () => {
-        clearTimeout(t);
-        resolve();
-      };
-      const t = setTimeout(() => {
-        ctx.signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
-    });
 
   for (;;) {
-    const note = (await client.call<Note>(endpoint('notes.get'), { params, signal: ctx.signal })).data;
+    const note = (await client.call('notes.get', { path, signal: ctx.signal })).data;
     // The note is read before the paragraphs: once it says the recording ended, this drain has every paragraph.
     const ended = note.recordingEndAt !== null || note.recordingStartAt === null;
     let fresh = 0;
     let headers: Record<string, string> = {};
     for (;;) {
-      const res = await client.call<{ content: Paragraph[]; nextCursor: string | null }>(endpoint('notes.paragraphs'), {
-        params,
+      const res = await client.call('notes.paragraphs', {
+        path,
         query: { size: PAGE_SIZES.paragraphs.max, cursor },
         signal: ctx.signal,
       });
@@ -101,7 +79,8 @@ export async function followParagraphs(ctx: Context, guid: string, flags: ListFl
       return;
     }
     backoff = fresh ? FOLLOW_POLL.baseMs : Math.min(FOLLOW_POLL.maxMs, backoff * FOLLOW_POLL.factor);
-    await sleep(nextPollDelay(backoff, headers, Date.now()));
+    // Ctrl-C cuts the wait short; the command then ends (130, from the CLI's handler).
+    await sleep(nextPollDelay(backoff, headers, Date.now()), ctx.signal).catch(() => undefined);
     if (ctx.signal.aborted) return;
   }
 }

@@ -6,7 +6,9 @@ import type { Column } from '../../io/render.js';
 import { printObject } from '../list.js';
 import { resolveWorkspace } from '../resolve.js';
 import { readSecret } from '../secret-file.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
+import type * as cmd from './events-index.js';
 
 /** `sandbox trigger`, `sandbox events`, `sandbox live-note start`: calls of the sandbox's control API (/_sandbox/). */
 
@@ -49,7 +51,8 @@ async function controlClient(ctx: Context, flags: TokenFlags): Promise<{ client:
   const client = await ctx.clientFor({ baseUrl, apiKey: token });
   const call = <T>(method: string, path: string, body?: unknown, query?: Record<string, string | undefined>) =>
     withBetterHint(
-      async () => (await client.request<T>(method, CONTROL + path, { body, query, signal: ctx.signal })).data,
+      // The control API is the sandbox's own, not the service's: its answers are not in the contract.
+      async () => (await client.request(method, CONTROL + path, { body, query, signal: ctx.signal })).data as T,
       (e) => {
         if (e.code === 404001) return `${baseUrl} has no sandbox control API: point --base-url (or NOTEVOX_BASE_URL) at a \`notevox sandbox start\`.`;
         if (e.status === 401) return 'This sandbox was started with a control token: pass the same one with --control-token-file or NOTEVOX_SANDBOX_CONTROL_TOKEN.';
@@ -59,12 +62,6 @@ async function controlClient(ctx: Context, flags: TokenFlags): Promise<{ client:
     );
   return { client, call };
 }
-
-const positiveInt = (flag: string, value: string | undefined): number | undefined => {
-  if (value === undefined) return undefined;
-  if (!/^[1-9]\d*$/.test(value)) throw new UsageError(`${flag} "${value}" must be a positive whole number`);
-  return Number(value);
-};
 
 const textMode = (ctx: Context) => !ctx.output.query && ctx.output.format !== 'json' && ctx.output.format !== 'ndjson';
 
@@ -85,15 +82,8 @@ const EVENT_COLUMNS: Column[] = [
 
 // ---------------------------------------------------------------- trigger
 
-export async function trigger(ctx: Context, type: string, flags: TokenFlags & { note?: string; document?: string; summary?: string; folder?: string }): Promise<void> {
-  if (flags.note !== undefined && !LIMITS.noteGuidPattern.test(flags.note)) throw new UsageError(`--note "${flags.note}" is not a note guid (13 letters or digits)`);
-  const body = {
-    type,
-    noteGuid: flags.note,
-    documentId: positiveInt('--document', flags.document),
-    summaryId: positiveInt('--summary', flags.summary),
-    folderId: positiveInt('--folder', flags.folder),
-  };
+export async function trigger(ctx: Context, type: string, flags: Flags<typeof cmd.trigger>): Promise<void> {
+  const body = { type, noteGuid: flags.note, documentId: flags.document, summaryId: flags.summary, folderId: flags.folder };
   const { call } = await controlClient(ctx, flags);
   const e = await call<LoggedEvent>('POST', '/events', body);
   if (!textMode(ctx)) return printObject(ctx, e);
@@ -115,9 +105,8 @@ function attemptLine(e: LoggedEvent, d: Delivery, a: Attempt): string {
 
 const eventLine = (e: LoggedEvent) => `${e.createdAt}  ${e.id}  ${e.type}  ${e.resourceType} ${e.resourceId}${e.origin === 'test' ? '  (test)' : ''}`;
 
-export async function events(ctx: Context, flags: TokenFlags & { type?: string; since?: string; limit: string; follow?: boolean }): Promise<number | void> {
-  const limit = positiveInt('--limit', flags.limit)!;
-  if (limit > 1000) throw new UsageError(`--limit "${flags.limit}" must be at most 1000`);
+export async function events(ctx: Context, flags: Flags<typeof cmd.events>): Promise<number | void> {
+  const limit = flags.limit;
   const { call } = await controlClient(ctx, flags);
   const fetchPage = (query: Record<string, string | undefined>) => call<{ content: LoggedEvent[]; nextCursor: string | null }>('GET', '/events', undefined, { type: flags.type, ...query });
   const first = await fetchPage(flags.since !== undefined ? { since: flags.since, limit: String(limit) } : { tail: String(limit) });
@@ -199,18 +188,18 @@ const FOLLOW_POLL_MS = 1000;
 
 export async function liveNoteStart(
   ctx: Context,
-  flags: TokenFlags & { workspace: string; paragraphs?: string; interval?: string; stops?: string; title?: string; folder?: string },
+  flags: Flags<typeof cmd.liveNoteStart>,
 ): Promise<void> {
   const interval = flags.interval !== undefined ? Number(flags.interval) : undefined;
   if (interval !== undefined && !(interval > 0 && Number.isFinite(interval))) throw new UsageError(`--interval "${flags.interval}" must be a number of seconds above 0, e.g. 2 or 0.05`);
-  const stops = flags.stops?.split(',').map((s) => positiveInt('--stops', s.trim())!);
+  const stops = flags.stops;
   const workspaceGuid = LIMITS.workspaceGuidPattern.test(flags.workspace) ? flags.workspace : await resolveWorkspace(ctx, flags.workspace);
   const { call } = await controlClient(ctx, flags);
   const note = await call<{ guid: string; title: string }>('POST', '/live-notes', {
     workspaceGuid,
     title: flags.title,
-    folderId: positiveInt('--folder', flags.folder),
-    count: positiveInt('--paragraphs', flags.paragraphs),
+    folderId: flags.folder,
+    count: flags.paragraphs,
     paragraphIntervalSeconds: interval,
     stops,
   });

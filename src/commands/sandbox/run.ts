@@ -1,33 +1,8 @@
-import type { RateLimitWindow } from '../../contract/limits.js';
 import type { RateLimit } from '../../sandbox/ratelimit.js';
 import { UsageError } from '../../errors.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
-
-interface StartFlags {
-  port: string;
-  host: string;
-  seed?: string;
-  state?: string;
-  rateLimit: string;
-  rateLimitWindow: RateLimitWindow;
-  faults?: string;
-  faultSeed?: string;
-  now?: string;
-  jobSeconds?: string;
-  transcriberCommand?: string;
-  webhook?: string[];
-  webhookSecretFile?: string;
-  webhookPace?: string;
-  controlTokenFile?: string;
-  verbose?: boolean;
-}
-
-function integer(flag: string, value: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} "${value}" must be an integer from ${min} to ${max}`);
-  return n;
-}
+import type * as cmd from './index.js';
 
 /**
  * The warning for a sandbox reachable from other machines: its demo keys are public values, and it speaks plain
@@ -44,7 +19,7 @@ function exposedWarning(host: string, port: number, baseUrl: string, wildcard: b
 }
 
 /** What the banner says about the rate limit and the faults in force. */
-function inForce(limit: RateLimit | null, flags: StartFlags): string {
+function inForce(limit: RateLimit | null, flags: Flags<typeof cmd.start>): string {
   const rate = limit
     ? `Rate limit: ${limit.requests} requests per ${limit.windowSeconds} s per key (${limit.window ?? 'fixed'} window; --rate-limit 0 turns it off).`
     : 'Rate limit: off.';
@@ -52,13 +27,12 @@ function inForce(limit: RateLimit | null, flags: StartFlags): string {
   return rate + faults;
 }
 
-export async function start(ctx: Context, flags: StartFlags): Promise<number> {
+export async function start(ctx: Context, flags: Flags<typeof cmd.start>): Promise<number> {
   const { startSandbox, SandboxConfigError, isWildcardHost } = await import('../../sandbox/server.js');
   const { isLoopbackHost } = await import('../../config/baseurl.js');
   const { FaultSpecError } = await import('../../sandbox/faults.js');
   const { RateLimitError, parseRateLimit } = await import('../../sandbox/ratelimit.js');
-  const jobSeconds = flags.jobSeconds !== undefined ? Number(flags.jobSeconds) : undefined;
-  if (jobSeconds !== undefined && !(jobSeconds >= 0)) throw new UsageError(`--job-seconds "${flags.jobSeconds}" must be a number ≥ 0`);
+  const jobSeconds = flags.jobSeconds;
   const webhookPace = flags.webhookPace !== undefined ? Number(flags.webhookPace) : undefined;
   if (webhookPace !== undefined && !(webhookPace > 0 && Number.isFinite(webhookPace)))
     throw new UsageError(`--webhook-pace "${flags.webhookPace}" must be a number above 0`, 'e.g. --webhook-pace 0.001 runs the whole retry schedule in about 10 seconds');
@@ -69,14 +43,14 @@ export async function start(ctx: Context, flags: StartFlags): Promise<number> {
   let sandbox;
   try {
     sandbox = await startSandbox({
-      port: integer('--port', flags.port, 0, 65535),
+      port: flags.port,
       host: flags.host,
       seedFile: flags.seed,
       stateFile: flags.state,
       rateLimit: flags.rateLimit,
       rateLimitWindow: flags.rateLimitWindow,
       faults: flags.faults,
-      faultSeed: integer('--fault-seed', flags.faultSeed, 0),
+      faultSeed: flags.faultSeed,
       now: flags.now,
       verbose: flags.verbose,
       log: (line) => ctx.io.err(line + '\n'),

@@ -5,12 +5,15 @@ import type { ApiClient } from '../../client/client.js';
 import { explainError } from '../../client/errors.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { paint, truncate } from '../../io/text.js';
-import { readHead, sniffAudio } from '../../sandbox/voice/sniff.js';
+import { readHead, sniffAudio } from '../../audio/sniff.js';
 import { printList } from '../list.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
+import { pool } from '../../pool.js';
+import type * as cmd from './index.js';
 import { interactive, resumeCommand, submitFile, waitWithResumeHint, type JobEvents, type JobRequest } from './flow.js';
 import { jobWorkspace } from './job.js';
-import { checkLocale, parseConcurrency, parseTranslate, shellWord, takeWaitTimeout } from './options.js';
+import { shellWord, takeWaitTimeout } from './options.js';
 import { COMPLETE_MARKER, fetchResults, writeResults } from './output.js';
 import { preflight, type AudioFile } from './preflight.js';
 
@@ -20,14 +23,7 @@ import { preflight, type AudioFile } from './preflight.js';
  * or partly failed run is finished by running the same command again.
  */
 
-interface TranscribeFlags {
-  out?: string;
-  locale?: string;
-  translate?: string;
-  workspace?: string;
-  concurrency?: string;
-  waitTimeout?: string;
-}
+type TranscribeFlags = Flags<typeof cmd.transcribe>;
 
 type Outcome = 'queued' | 'SKIPPED' | 'COMPLETED' | 'FAILED' | 'ERROR';
 
@@ -162,23 +158,13 @@ async function processItem(ctx: Context, client: ApiClient, item: Item, req: Job
   view.update(item, item.outcome === 'COMPLETED' ? `COMPLETED → ${item.outDir}` : `${item.outcome}: ${item.note}`);
 }
 
-/** Run `work` over `items`, at most `limit` at a time; waits for every worker before passing an error on. */
-export async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]);
-  });
-  const settled = await Promise.allSettled(workers);
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) throw failed.reason;
-}
 
 export async function transcribe(ctx: Context, paths: string[], flags: TranscribeFlags): Promise<number> {
   if (!flags.out) throw new UsageError('--out DIR is required', 'Each file gets DIR/<name>/ with its transcript, translations and summary; files already done there are skipped.');
   const out = flags.out;
   const timeoutMs = takeWaitTimeout(ctx, flags.waitTimeout);
-  const concurrency = parseConcurrency(flags.concurrency);
-  const req: JobRequest = { locale: flags.locale !== undefined ? checkLocale('--locale', flags.locale) : undefined, translate: parseTranslate(flags.translate) };
+  const concurrency = flags.concurrency ?? 2;
+  const req: JobRequest = { locale: flags.locale, translate: flags.translate ?? [] };
   const inputs = await collectInputs(ctx, paths);
   const items: Item[] = outputDirs(inputs, out).map((outDir, i) => ({ input: inputs[i], outDir, outcome: 'queued', exitCode: EXIT.OK }));
 

@@ -1,7 +1,8 @@
-import { Option, type Command } from 'commander';
+import { Command, Option, type OptionValues } from '@commander-js/extra-typings';
 import { offering } from '../../completion/values.js';
 import { LIMITS } from '../../contract/limits.js';
-import { action, examples, skipped } from '../shared.js';
+import { integer, jobId, locale, translationLocales } from '../args.js';
+import type { Registry } from '../registry.js';
 import { OUTPUT_MODES } from './options.js';
 
 const JOB = '3f2b8c1e-4d5a-4e6f-9a7b-8c9d0e1f2a3b';
@@ -19,7 +20,7 @@ const RESULT_MODES = ['text', 'srt'];
  * Other voice commands take `-o text` as their default view.
  */
 function outputToFormat(program: Command) {
-  return (_voice: Command, actionCmd: Command) => {
+  return (_voice: Command, actionCmd: Command<any, any, any>) => {
     const value = program.getOptionValue('output') as string | undefined;
     if (value === undefined || !RESULT_MODES.includes(value)) return;
     const hasFormat = actionCmd.options.some((o) => o.long === '--format');
@@ -29,93 +30,65 @@ function outputToFormat(program: Command) {
   };
 }
 
+const FORMAT = () => offering(new Option('--format <mode>', FORMAT_HELP), OUTPUT_MODES);
+/** A command about one job: its first argument is the job id. */
+const onJob = (name: string) => new Command(name).argument('<job>', 'the job id (a UUID)', jobId);
+
 /** Options that shape how a finished job is shown and saved. */
-function resultOptions(cmd: Command): Command {
-  return cmd
-    .addOption(offering(new Option('--format <mode>', FORMAT_HELP), OUTPUT_MODES))
+const resultOptions = <A extends unknown[], O extends OptionValues>(cmd: Command<A, O>) =>
+  cmd
+    .addOption(FORMAT())
     .option('--out <dir>', 'also write transcript.txt/.json/.srt, translation-<locale>.txt and summary.md to this directory')
     .option('--summary', 'print the paragraph summary after the transcript (json: a "summary" field)')
     .option('--wait-timeout <duration>', WAIT_TIMEOUT_HELP);
-}
 
-export function registerVoice(program: Command): void {
+export const upload = () =>
+  resultOptions(
+    new Command('upload')
+      .argument('<file>', 'the recording')
+      .description(
+        `transcribe a recording: checks it (WAV, MP3 or MP4/M4A by content, at most ${uploadMb} MB and ${maxHours} hours), creates a job, uploads, waits, prints the transcript (exit 9 if the job FAILED)`,
+      )
+      .option('--locale <ll_CC>', 'the language spoken, e.g. en_US', locale)
+      .option('--translate <ll_CC,...>', `also translate into these locales (at most ${LIMITS.translationLocalesMax})`, translationLocales)
+      .option('--workspace <ws>', 'workspace for the job (guid or exact name); needed for keys bound to no workspace')
+      .option('--no-wait', 'return after the upload; print the job id (finish with `notevox voice wait`)'),
+  );
+export const wait = () => resultOptions(onJob('wait').description('wait for a job to finish and print its transcript (resumes an interrupted upload command)'));
+export const status = () => onJob('status').description("show a job's status, times and error message");
+export const transcript = () => onJob('transcript').description("print a completed job's transcript").addOption(FORMAT());
+export const translations = () => onJob('translations').description("list a completed job's translations");
+export const translation = () => onJob('translation').argument('<locale>', 'a locale the job was created with', locale).description('print one translation (a locale the job was created with)');
+export const summary = () => onJob('summary').description("print the paragraph summary of a completed job's transcript (Markdown)").option('--locale <ll_CC>', 'the summary of this translation instead', locale);
+export const remove = () => onJob('delete').description('delete a job (cancels it when it is still processing)');
+export const transcribe = () =>
+  new Command('transcribe')
+    .argument('<paths...>', 'recordings, or directories of them')
+    .description('transcribe many recordings (files or directories), a few at a time; results go to DIR/<name>/ and files already done are skipped')
+    .option('--out <dir>', 'directory for the results (required)')
+    .option('--locale <ll_CC>', 'the language spoken, e.g. en_US', locale)
+    .option('--translate <ll_CC,...>', `also translate into these locales (at most ${LIMITS.translationLocalesMax})`, translationLocales)
+    .option('--workspace <ws>', 'workspace for the jobs (guid or exact name); needed for keys bound to no workspace')
+    .option('--concurrency <n>', 'files processed at the same time (default 2)', integer(1, 16))
+    .option('--wait-timeout <duration>', WAIT_TIMEOUT_HELP);
+
+export function registerVoice(program: Command, r: Registry): void {
   const voice = program.command('voice').description('voice file jobs: upload a recording, get its transcript, translations and summary');
-  if (skipped(voice)) return;
+  if (!r.wants('voice')) return;
   const load = () => import('./run.js');
   voice.hook('preAction', outputToFormat(program));
-
-  examples(
-    resultOptions(
-      voice
-        .command('upload <file>')
-        .description(
-          `transcribe a recording: checks it (WAV, MP3 or MP4/M4A by content, at most ${uploadMb} MB and ${maxHours} hours), creates a job, uploads, waits, prints the transcript (exit 9 if the job FAILED)`,
-        )
-        .option('--locale <ll_CC>', 'the language spoken, e.g. en_US')
-        .option('--translate <ll_CC,...>', `also translate into these locales (at most ${LIMITS.translationLocalesMax})`)
-        .option('--workspace <ws>', 'workspace for the job (guid or exact name); needed for keys bound to no workspace')
-        .option('--no-wait', 'return after the upload; print the job id (finish with `notevox voice wait`)'),
-    ).action(action(load, 'upload')),
-    [
-      'notevox voice upload meeting.m4a --locale en_US',
-      'notevox voice upload call.mp3 --translate ko_KR,ja_JP --out results/',
-      'notevox voice upload interview.wav --format srt > interview.srt',
-      'notevox voice upload big.wav --no-wait --workspace "Product Team"',
-    ],
-  );
-
-  examples(resultOptions(voice.command('wait <job>').description('wait for a job to finish and print its transcript (resumes an interrupted upload command)')).action(action(load, 'wait')), [
-    `notevox voice wait ${JOB}`,
-    `notevox voice wait ${JOB} --out results/ --wait-timeout 30m`,
+  r.add(voice, upload(), load, 'upload', [
+    'notevox voice upload meeting.m4a --locale en_US',
+    'notevox voice upload call.mp3 --translate ko_KR,ja_JP --out results/',
+    'notevox voice upload interview.wav --format srt > interview.srt',
+    'notevox voice upload big.wav --no-wait --workspace "Product Team"',
   ]);
-
-  examples(voice.command('status <job>').description("show a job's status, times and error message").action(action(load, 'status')), [
-    `notevox voice status ${JOB}`,
-    `notevox voice status ${JOB} --json --query status`,
-  ]);
-
-  examples(
-    voice
-      .command('transcript <job>')
-      .description("print a completed job's transcript")
-      .addOption(offering(new Option('--format <mode>', FORMAT_HELP), OUTPUT_MODES))
-      .action(action(load, 'transcript')),
-    [`notevox voice transcript ${JOB}`, `notevox voice transcript ${JOB} --format srt > subtitles.srt`],
-  );
-
-  examples(voice.command('translations <job>').description("list a completed job's translations").action(action(load, 'translations')), [
-    `notevox voice translations ${JOB}`,
-    `notevox voice translations ${JOB} --json`,
-  ]);
-
-  examples(voice.command('translation <job> <locale>').description('print one translation (a locale the job was created with)').action(action(load, 'translation')), [
-    `notevox voice translation ${JOB} ko_KR`,
-  ]);
-
-  examples(
-    voice
-      .command('summary <job>')
-      .description("print the paragraph summary of a completed job's transcript (Markdown)")
-      .option('--locale <ll_CC>', "the summary of this translation instead")
-      .action(action(load, 'summary')),
-    [`notevox voice summary ${JOB}`, `notevox voice summary ${JOB} --locale ko_KR`],
-  );
-
-  examples(voice.command('delete <job>').description('delete a job (cancels it when it is still processing)').action(action(load, 'remove')), [
-    `notevox voice delete ${JOB}`,
-  ]);
-
-  examples(
-    voice
-      .command('transcribe <paths...>')
-      .description('transcribe many recordings (files or directories), a few at a time; results go to DIR/<name>/ and files already done are skipped')
-      .option('--out <dir>', 'directory for the results (required)')
-      .option('--locale <ll_CC>', 'the language spoken, e.g. en_US')
-      .option('--translate <ll_CC,...>', `also translate into these locales (at most ${LIMITS.translationLocalesMax})`)
-      .option('--workspace <ws>', 'workspace for the jobs (guid or exact name); needed for keys bound to no workspace')
-      .option('--concurrency <n>', 'files processed at the same time (default 2)')
-      .option('--wait-timeout <duration>', WAIT_TIMEOUT_HELP)
-      .action(action(load, 'transcribe')),
-    ['notevox voice transcribe recordings/ --out transcripts/', 'notevox voice transcribe a.mp3 b.wav c.m4a --out out/ --concurrency 3 --translate de_DE'],
-  );
+  r.add(voice, wait(), load, 'wait', [`notevox voice wait ${JOB}`, `notevox voice wait ${JOB} --out results/ --wait-timeout 30m`]);
+  r.add(voice, status(), load, 'status', [`notevox voice status ${JOB}`, `notevox voice status ${JOB} --json --query status`]);
+  r.add(voice, transcript(), load, 'transcript', [`notevox voice transcript ${JOB}`, `notevox voice transcript ${JOB} --format srt > subtitles.srt`]);
+  r.add(voice, translations(), load, 'translations', [`notevox voice translations ${JOB}`, `notevox voice translations ${JOB} --json`]);
+  r.add(voice, translation(), load, 'translation', [`notevox voice translation ${JOB} ko_KR`]);
+  r.add(voice, summary(), load, 'summary', [`notevox voice summary ${JOB}`, `notevox voice summary ${JOB} --locale ko_KR`]);
+  r.add(voice, remove(), load, 'remove', [`notevox voice delete ${JOB}`]);
+  r.add(voice, transcribe(), load, 'transcribe', ['notevox voice transcribe recordings/ --out transcripts/', 'notevox voice transcribe a.mp3 b.wav c.m4a --out out/ --concurrency 3 --translate de_DE']);
 }

@@ -1,69 +1,34 @@
-import { endpoint } from '../../contract/endpoints.js';
+import type { BodyOf, ResponseOf } from '../../contract/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { ApiError, NetworkError } from '../../client/errors.js';
 import { CliError, EXIT } from '../../errors.js';
 import { formatDuration } from '../../io/progress.js';
+import { backoffDelay, sleep, type Backoff } from '../../timing.js';
 import { keyIdentity, resolveWorkspace } from '../resolve.js';
 import type { Context } from '../types.js';
 import type { AudioFile } from './preflight.js';
 
 /** The life of one voice job seen from the CLI: workspace, create, upload (with retries), complete, poll. */
 
-export type JobStatus = 'CREATED' | 'UPLOADED' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
-
-export interface VoiceJob {
-  id: string;
-  status: JobStatus;
-  workspaceGuid: string | null;
-  createdAt: string;
-  fileUploadedAt: string | null;
-  processStartedAt: string | null;
-  processCompletedAt: string | null;
-  errorMessage: string | null;
-  durationSeconds: number | null;
-  transcriptLocaleHints: string[];
-  translationLocales: string[];
-}
-
-interface CreatedJob extends Pick<VoiceJob, 'id' | 'workspaceGuid' | 'translationLocales'> {
-  uploadUri: string;
-}
+/** A voice job as the service answers it (the contract's schema). */
+export type VoiceJob = ResponseOf<'voice.get'>;
+export type JobStatus = VoiceJob['status'];
 
 export const isFinal = (s: JobStatus) => s === 'COMPLETED' || s === 'FAILED';
 
 export const POLL = { firstMs: 1000, capMs: 30_000, factor: 1.5, jitter: 0.2, maxConsecutiveErrors: 5 } as const;
+/** Upload retries: from 1 s, doubling, each wait between half and all of it. */
+const UPLOAD_BACKOFF = { firstMs: 1000, factor: 2, capMs: 60_000, jitter: [0.5, 1] } as const satisfies Backoff;
 export const UPLOAD_RETRIES = 3;
-const UPLOAD_BACKOFF_MS = 1000;
 
 /** Failures worth another try: 5xx, 429, or no response at all. */
 export const isTransient = (e: unknown) => e instanceof NetworkError || (e instanceof ApiError && (e.status >= 500 || e.status === 429));
 
-/** Wait `ms`, cut short by Ctrl-C. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** A function that runs `fn` once; later calls share the first call's promise. */
 export function once(fn: () => Promise<void> | void): () => Promise<void> {
   let p: Promise<void> | undefined;
   return () => (p ??= Promise.resolve().then(fn));
-}
-
-interface WorkspaceLite {
-  guid: string;
-  name: string;
-  voiceFileEnabled: boolean;
 }
 
 /**
@@ -73,9 +38,9 @@ interface WorkspaceLite {
  */
 export async function jobWorkspace(ctx: Context, client: ApiClient, flag: string | undefined): Promise<string | undefined> {
   if (flag) return resolveWorkspace(ctx, flag);
-  const me = (await client.call<{ keyType: string; workspaceGuid: string | null }>(endpoint('auth.me'))).data;
+  const me = (await client.call('auth.me')).data;
   if (me.workspaceGuid) return undefined;
-  const all = (await keyIdentity<{ content: WorkspaceLite[] }>(client, 'workspaces.reachable')).content;
+  const all = (await keyIdentity(client, 'workspaces.reachable')).content;
   const choices = all.filter((w) => w.voiceFileEnabled);
   if (choices.length === 0)
     throw new CliError('no workspace this key reaches has voice file jobs enabled', { exitCode: EXIT.FORBIDDEN, hint: 'An admin must enable voice file jobs for a workspace.' });
@@ -98,11 +63,11 @@ export async function jobWorkspace(ctx: Context, client: ApiClient, flag: string
   });
 }
 
-export async function createJob(client: ApiClient, o: { workspaceGuid?: string; locale?: string; translate: string[] }): Promise<CreatedJob> {
-  const body: Record<string, unknown> = { translationLocales: o.translate };
+export async function createJob(client: ApiClient, o: { workspaceGuid?: string; locale?: string; translate: string[] }): Promise<ResponseOf<'voice.create'>> {
+  const body: NonNullable<BodyOf<'voice.create'>> = { translationLocales: o.translate };
   if (o.locale) body.transcriptLocaleHints = [o.locale];
   if (o.workspaceGuid) body.workspaceGuid = o.workspaceGuid;
-  return (await client.call<CreatedJob>(endpoint('voice.create'), { body })).data;
+  return (await client.call('voice.create', { body })).data;
 }
 
 export interface UploadReporter {
@@ -121,7 +86,7 @@ export async function uploadWithRetries(ctx: Context, client: ApiClient, uri: st
     } catch (e) {
       if (ctx.signal.aborted || !isTransient(e) || attempt > UPLOAD_RETRIES) throw e;
       report.retry(attempt + 1, (e as Error).message);
-      await sleep(UPLOAD_BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2), ctx.signal);
+      await sleep(backoffDelay(UPLOAD_BACKOFF, attempt - 1), ctx.signal);
     }
   }
 }
@@ -129,7 +94,7 @@ export async function uploadWithRetries(ctx: Context, client: ApiClient, uri: st
 /** upload-complete; a 409 after a lost response means the first attempt landed: the job's status tells. */
 export async function completeUpload(client: ApiClient, id: string): Promise<VoiceJob> {
   try {
-    return (await client.call<VoiceJob>(endpoint('voice.uploadComplete'), { params: { jobId: id } })).data;
+    return (await client.call('voice.uploadComplete', { path: { jobId: id } })).data;
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 409)) throw e;
     const job = await getJob(client, id);
@@ -139,17 +104,17 @@ export async function completeUpload(client: ApiClient, id: string): Promise<Voi
 }
 
 export async function getJob(client: ApiClient, id: string): Promise<VoiceJob> {
-  return (await client.call<VoiceJob>(endpoint('voice.get'), { params: { jobId: id } })).data;
+  return (await client.call('voice.get', { path: { jobId: id } })).data;
 }
 
 export async function deleteJob(client: ApiClient, id: string): Promise<void> {
-  await client.call(endpoint('voice.delete'), { params: { jobId: id } });
+  await client.call('voice.delete', { path: { jobId: id } });
 }
 
 /** Delay before the next poll: ×1.5 from 1 s up to 30 s, ±20 % jitter. */
 export function nextPollDelay(previousMs: number | undefined, random: () => number = Math.random): { base: number; wait: number } {
   const base = previousMs === undefined ? POLL.firstMs : Math.min(POLL.capMs, previousMs * POLL.factor);
-  return { base, wait: Math.round(base * (1 - POLL.jitter + 2 * POLL.jitter * random())) };
+  return { base, wait: Math.round(backoffDelay({ firstMs: base, factor: 1, capMs: base, jitter: [1 - POLL.jitter, 1 + POLL.jitter] }, 0, random)) };
 }
 
 /**

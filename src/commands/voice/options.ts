@@ -1,4 +1,3 @@
-import { LIMITS } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
 import type { Context } from '../types.js';
 
@@ -9,25 +8,6 @@ export type OutputMode = (typeof OUTPUT_MODES)[number];
 
 /** Default of --wait-timeout: how long to wait for a job. */
 export const DEFAULT_WAIT = '2h';
-
-export function checkJobId(id: string): string {
-  if (!LIMITS.uuidPattern.test(id)) throw new UsageError(`"${id}" is not a voice job id`, 'A job id is a UUID, as printed by `notevox voice upload`.');
-  return id.toLowerCase();
-}
-
-export function checkLocale(flag: string, value: string): string {
-  if (!LIMITS.localePattern.test(value)) throw new UsageError(`${flag} "${value}" is not a locale`, 'Use the form ll_CC, e.g. en_US, ko_KR, ja_JP.');
-  return value;
-}
-
-/** `--translate ko_KR,ja_JP`: distinct locales, at most LIMITS.translationLocalesMax. */
-export function parseTranslate(value: string | undefined): string[] {
-  if (value === undefined) return [];
-  const locales = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))].map((l) => checkLocale('--translate', l));
-  if (locales.length > LIMITS.translationLocalesMax)
-    throw new UsageError(`--translate names ${locales.length} locales`, `A job takes at most ${LIMITS.translationLocalesMax} translation locales.`);
-  return locales;
-}
 
 const UNITS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
 
@@ -64,12 +44,6 @@ export function outputMode(ctx: Context, format: string | undefined): OutputMode
     return format as OutputMode;
   }
   return ctx.output.format === 'json' || ctx.output.format === 'ndjson' ? 'json' : 'text';
-}
-
-export function parseConcurrency(value: string | undefined): number {
-  const n = Number(value ?? 2);
-  if (!Number.isInteger(n) || n < 1 || n > 16) throw new UsageError(`--concurrency "${value}" must be a whole number from 1 to 16`);
-  return n;
 }
 
 /** A path as one shell word (for commands printed to copy and paste). */

@@ -1,7 +1,5 @@
 import { join } from 'node:path';
-import type { z } from 'zod';
-import { endpoint } from '../../contract/endpoints.js';
-import type { transcriptSegment } from '../../contract/schemas.js';
+import type { ResponseOf } from '../../contract/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { cannotWrite, makeDirectory } from '../../io/fs-errors.js';
@@ -13,7 +11,7 @@ import type { OutputMode } from './options.js';
 /** A finished job's results: fetched, printed as text/json/srt, and written to --out DIR. */
 
 /** A transcript segment as the contract defines it (decisions.md §4.5). */
-export type Segment = z.infer<typeof transcriptSegment>;
+export type Segment = ResponseOf<'voice.transcript'>['segments'][number];
 
 /**
  * A transcript as the service answered it (every field kept, for `-o json` and transcript.json), with `jobId`,
@@ -63,20 +61,11 @@ export function readTranscript(raw: unknown, jobId: string): Transcript {
 
 /** GET the transcript of a job, read tolerantly. */
 export async function fetchTranscript(client: ApiClient, jobId: string): Promise<Transcript> {
-  return readTranscript((await client.call<unknown>(endpoint('voice.transcript'), { params: { jobId } })).data, jobId);
+  return readTranscript((await client.call('voice.transcript', { path: { jobId } })).data, jobId);
 }
 
-export interface Translation {
-  jobId: string;
-  locale: string;
-  text: string;
-}
-
-export interface ParagraphSummary {
-  jobId: string;
-  locale: string;
-  summary: { type: string; content: string };
-}
+export type Translation = ResponseOf<'voice.translation'>;
+export type ParagraphSummary = ResponseOf<'voice.summary'>;
 
 export interface Results {
   transcript: Transcript;
@@ -90,8 +79,8 @@ export async function fetchResults(client: ApiClient, job: VoiceJob, o: { summar
   const params = { jobId: job.id };
   const [transcript, translations, summary] = await Promise.all([
     fetchTranscript(client, job.id),
-    job.translationLocales.length ? client.call<{ content: Translation[] }>(endpoint('voice.translations'), { params }) : undefined,
-    o.summary ? client.call<ParagraphSummary>(endpoint('voice.summary'), { params }) : undefined,
+    job.translationLocales.length ? client.call('voice.translations', { path: params }) : undefined,
+    o.summary ? client.call('voice.summary', { path: params }) : undefined,
   ]);
   return { transcript, translations: translations?.data.content ?? [], summary: summary?.data };
 }

@@ -4,8 +4,8 @@ import { basename, extname } from 'node:path';
 import { LIMITS } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
 import { formatBytes } from '../../io/progress.js';
-import { describeHead, formatHours, readHead, sniffAudio, type SniffedAudio } from '../../sandbox/voice/sniff.js';
-import { readWavLayout } from '../../sandbox/voice/wav.js';
+import { describeHead, formatHours, readHead, sniffAudio, type SniffedAudio } from '../../audio/sniff.js';
+import { readWavLayout, wavSeconds } from '../../audio/wav.js';
 
 /** What `voice upload` checks before it creates anything: the file exists, is audio by its content, and fits the limits. */
 
@@ -54,7 +54,7 @@ const EXTENSIONS: Record<SniffedAudio['kind'], string[]> = {
 async function headerDuration(path: string, sniffed: SniffedAudio, size: number): Promise<number | undefined> {
   // PCM WAV: the header says it all, without loading music-metadata (memory matters during big uploads).
   const layout = sniffed.kind === 'wav' ? await readWavLayout(path) : null;
-  if (layout) return layout.dataBytes / layout.blockAlign / layout.sampleRate;
+  if (layout) return wavSeconds(layout);
   const { parseFile, parseStream } = await import('music-metadata');
   const options = { duration: false, skipCovers: true };
   try {

@@ -1,12 +1,13 @@
 import type { ApiClient } from '../../client/client.js';
-import { endpoint } from '../../contract/endpoints.js';
 import { renderObject, type Column } from '../../io/render.js';
 import { printList, printObject } from '../list.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
+import type * as cmd from './index.js';
 import { resumeCommand, singleJobView, submitFile, waitWithResumeHint } from './flow.js';
 import { deleteJob, getJob, jobFailed, jobWorkspace, type VoiceJob } from './job.js';
-import { checkJobId, checkLocale, outputMode, parseTranslate, shellWord, takeWaitTimeout, type OutputMode } from './options.js';
-import { fetchResults, fetchTranscript, printResults, writeResults, type ParagraphSummary, type Translation } from './output.js';
+import { outputMode, shellWord, takeWaitTimeout, type OutputMode } from './options.js';
+import { fetchResults, fetchTranscript, printResults, writeResults } from './output.js';
 import { preflight } from './preflight.js';
 
 export { transcribe } from './batch.js';
@@ -25,20 +26,8 @@ export const JOB_COLUMNS: Column[] = [
   { key: 'errorMessage', header: 'ERROR' },
 ];
 
-export interface ResultFlags {
-  format?: string;
-  out?: string;
-  summary?: boolean;
-  waitTimeout?: string;
-}
-
-interface UploadFlags extends ResultFlags {
-  locale?: string;
-  translate?: string;
-  workspace?: string;
-  /** false with --no-wait */
-  wait: boolean;
-}
+/** The flags that shape a finished job's output (upload and wait). */
+export type ResultFlags = Flags<typeof cmd.wait>;
 
 const jsonWanted = (ctx: Context) => ctx.output.format === 'json' || ctx.output.format === 'ndjson';
 
@@ -73,11 +62,10 @@ async function finish(ctx: Context, client: ApiClient, o: { id: string; status: 
   }
 }
 
-export async function upload(ctx: Context, file: string, flags: UploadFlags): Promise<void> {
+export async function upload(ctx: Context, file: string, flags: Flags<typeof cmd.upload>): Promise<void> {
   const mode = outputMode(ctx, flags.format);
   const timeoutMs = takeWaitTimeout(ctx, flags.waitTimeout);
-  const locale = flags.locale !== undefined ? checkLocale('--locale', flags.locale) : undefined;
-  const translate = parseTranslate(flags.translate);
+  const { locale, translate = [] } = flags;
   const audio = await preflight(file);
   const client = await ctx.client();
   const workspaceGuid = await jobWorkspace(ctx, client, flags.workspace);
@@ -89,54 +77,49 @@ export async function upload(ctx: Context, file: string, flags: UploadFlags): Pr
   ctx.io.info(`Job ${job.id} is ${job.status}. Wait for it with: ${resumeCommand(job.id, resumeFlags(flags))}`);
 }
 
-export async function wait(ctx: Context, id: string, flags: ResultFlags): Promise<void> {
-  const jobId = checkJobId(id);
+export async function wait(ctx: Context, jobId: string, flags: ResultFlags): Promise<void> {
   const mode = outputMode(ctx, flags.format);
   const timeoutMs = takeWaitTimeout(ctx, flags.waitTimeout);
   const client = await ctx.client();
   return finish(ctx, client, { id: jobId, status: 'waiting', flags, mode, timeoutMs, view: singleJobView(ctx) });
 }
 
-export async function status(ctx: Context, id: string): Promise<void> {
+export async function status(ctx: Context, jobId: string): Promise<void> {
   const client = await ctx.client();
-  await printObject(ctx, await getJob(client, checkJobId(id)), JOB_COLUMNS);
+  await printObject(ctx, await getJob(client, jobId), JOB_COLUMNS);
 }
 
-export async function transcript(ctx: Context, id: string, flags: { format?: string }): Promise<void> {
+export async function transcript(ctx: Context, jobId: string, flags: Flags<typeof cmd.transcript>): Promise<void> {
   const mode = outputMode(ctx, flags.format);
   const client = await ctx.client();
-  printResults(ctx, { transcript: await fetchTranscript(client, checkJobId(id)), translations: [] }, mode);
+  printResults(ctx, { transcript: await fetchTranscript(client, jobId), translations: [] }, mode);
 }
 
-export async function translations(ctx: Context, id: string): Promise<void> {
+export async function translations(ctx: Context, jobId: string): Promise<void> {
   const client = await ctx.client();
-  const res = await client.call<{ content: Translation[] }>(endpoint('voice.translations'), { params: { jobId: checkJobId(id) } });
+  const res = await client.call('voice.translations', { path: { jobId } });
   await printList(ctx, res.data.content, [
     { key: 'locale', header: 'LOCALE' },
     { key: 'text', header: 'TEXT', maxWidth: 100 },
   ]);
 }
 
-export async function translation(ctx: Context, id: string, locale: string): Promise<void> {
+export async function translation(ctx: Context, jobId: string, locale: string): Promise<void> {
   const client = await ctx.client();
-  const res = await client.call<Translation>(endpoint('voice.translation'), { params: { jobId: checkJobId(id), locale: checkLocale('locale', locale) } });
+  const res = await client.call('voice.translation', { path: { jobId, locale } });
   if (jsonWanted(ctx)) return printObject(ctx, res.data);
   ctx.io.out(res.data.text.endsWith('\n') ? res.data.text : res.data.text + '\n');
 }
 
-export async function summary(ctx: Context, id: string, flags: { locale?: string }): Promise<void> {
-  const jobId = checkJobId(id);
-  const ep = flags.locale !== undefined ? endpoint('voice.translationSummary') : endpoint('voice.summary');
-  const params: Record<string, string> = flags.locale !== undefined ? { jobId, locale: checkLocale('--locale', flags.locale) } : { jobId };
+export async function summary(ctx: Context, jobId: string, flags: Flags<typeof cmd.summary>): Promise<void> {
   const client = await ctx.client();
-  const res = await client.call<ParagraphSummary>(ep, { params });
+  const res = flags.locale !== undefined ? await client.call('voice.translationSummary', { path: { jobId, locale: flags.locale } }) : await client.call('voice.summary', { path: { jobId } });
   if (jsonWanted(ctx)) return printObject(ctx, res.data);
   const content = res.data.summary.content;
   ctx.io.out(content.endsWith('\n') ? content : content + '\n');
 }
 
-export async function remove(ctx: Context, id: string): Promise<void> {
-  const jobId = checkJobId(id);
+export async function remove(ctx: Context, jobId: string): Promise<void> {
   const client = await ctx.client();
   await deleteJob(client, jobId);
   if (jsonWanted(ctx)) return printObject(ctx, { id: jobId, deleted: true });

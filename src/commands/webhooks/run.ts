@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { EVENT_TYPE_NAMES, isEventType, WEBHOOK_DELIVERY } from '../../contract/events.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { readSecret } from '../secret-file.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
+import type * as cmd from './index.js';
 
 /**
  * `notevox webhooks listen`: a local receiver for the events of decisions.md §6. It checks the Bearer secret in
@@ -13,14 +15,6 @@ import type { Context } from '../types.js';
  * With --forward-to it POSTs the same body and headers to the app and answers the sender with the app's status, so
  * the sender's retries exercise the app; only an event the app accepted (2xx) counts as seen for deduplication.
  */
-
-interface ListenFlags {
-  port: string;
-  host: string;
-  forwardTo?: string;
-  events?: string;
-  secretFile?: string;
-}
 
 interface Envelope {
   id: string;
@@ -74,9 +68,8 @@ function checkedUrl(flag: string, value: string): string {
   throw new UsageError(`${flag} "${value}" is not an http:// or https:// URL`, `e.g. ${flag} http://127.0.0.1:3000/webhooks`);
 }
 
-export async function listen(ctx: Context, flags: ListenFlags): Promise<number> {
-  const port = Number(flags.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port "${flags.port}" must be an integer from 0 to 65535`);
+export async function listen(ctx: Context, flags: Flags<typeof cmd.listen>): Promise<number> {
+  const port = flags.port;
   const forwardTo = flags.forwardTo !== undefined ? checkedUrl('--forward-to', flags.forwardTo) : undefined;
   const only = flags.events?.split(',').map((t) => t.trim()).filter(Boolean);
   const unknown = only?.find((t) => !isEventType(t));
@@ -137,7 +130,7 @@ export async function listen(ctx: Context, flags: ListenFlags): Promise<number> 
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && (FORWARDED_HEADERS.has(k) || k.startsWith('x-'))) headers[k] = v;
-    const { postJson } = await import('../../sandbox/events/post.js');
+    const { postJson } = await import('../../client/post-json.js');
     const out = await postJson(forwardTo, raw.toString('utf8'), headers, { timeoutMs: WEBHOOK_DELIVERY.timeoutSeconds * 1000, signal: ctx.signal });
     if (out.status === undefined) {
       ctx.io.warn(`could not forward ${e.id} to ${forwardTo}: ${out.error} (answered 502, so the sender retries)`);

@@ -1,13 +1,12 @@
 import { withBetterHint } from '../../client/errors.js';
-import { endpoint } from '../../contract/endpoints.js';
 import { ERROR_CODES } from '../../contract/errors.js';
-import { parseIsoInstant } from '../../dates.js';
 import { UsageError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
-import { parseLimit, printList, printObject, printPaged } from '../list.js';
+import { printList, printObject, printPaged } from '../list.js';
 import { reachableWorkspaces, resolveWorkspace } from '../resolve.js';
-import type { ListFlags } from '../shared.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
+import type * as cmd from './index.js';
 
 /** The workspace wiki: pages, one page, its mentions, search. */
 
@@ -39,6 +38,7 @@ const MENTION_COLUMNS: Column[] = [
   { key: 'createdAt', header: 'CREATED', kind: 'time' },
 ];
 
+/** Every wiki command has --workspace. */
 interface WikiFlags {
   workspace?: string;
 }
@@ -56,7 +56,7 @@ async function wikiWorkspace(ctx: Context, flags: WikiFlags): Promise<WikiTarget
     return { guid, label: flags.workspace === guid ? guid : `"${flags.workspace}" (${guid})` };
   }
   const client = await ctx.client();
-  const me = (await client.call<{ workspaceGuid: string | null }>(endpoint('auth.me'))).data;
+  const me = (await client.call('auth.me')).data;
   if (me.workspaceGuid) return { guid: me.workspaceGuid, label: `${me.workspaceGuid} (the key's workspace)` };
   const choices = await reachableWorkspaces(ctx);
   throw new UsageError(
@@ -77,59 +77,27 @@ export function wikiGateHint(code: unknown, label: string): string | undefined {
 /** Run a wiki request; the gate errors say which workspace and what an admin must enable. */
 const gated = <T>(target: WikiTarget, run: () => Promise<T>): Promise<T> => withBetterHint(run, (e) => wikiGateHint(e.code, target.label));
 
-/** An ISO 8601 instant with Z or an offset, or a date (midnight UTC). */
-export function parseSince(value: string): string {
-  const at = parseIsoInstant(value);
-  if (!at) throw new UsageError(`--since "${value}" is not an ISO 8601 date or timestamp`, 'Use e.g. 2026-10-30 (midnight UTC) or 2026-10-30T09:00:00Z (with Z or an offset such as +02:00).');
-  return at.toISOString();
-}
-
-function nonBlank(value: string, what: string): string {
-  if (value.trim() === '') throw new UsageError(`${what} is blank`, `Give ${what} with at least one non-space character.`);
-  return value;
-}
-
-/** Wiki lists take 1–200 per request (`limit`); check before any request. */
-function checkLimit(epId: string, flags: ListFlags): void {
-  if (!flags.all) parseLimit(flags.limit, endpoint(epId).page!.max);
-}
-
-interface PagesFlags extends WikiFlags, ListFlags {
-  type?: string;
-  since?: string;
-  search?: string;
-}
-
-export async function pages(ctx: Context, flags: PagesFlags): Promise<void> {
-  checkLimit('wiki.pages', flags);
-  const query = {
-    type: flags.type !== undefined ? nonBlank(flags.type, '--type') : undefined,
-    since: flags.since !== undefined ? parseSince(flags.since) : undefined,
-    q: flags.search !== undefined ? nonBlank(flags.search, '--search') : undefined,
-  };
+export async function pages(ctx: Context, flags: Flags<typeof cmd.pages>): Promise<void> {
+  const query = { type: flags.type, since: flags.since, q: flags.search };
   const ws = await wikiWorkspace(ctx, flags);
-  await gated(ws, () => printPaged(ctx, endpoint('wiki.pages'), { params: { workspaceGuid: ws.guid }, query }, PAGE_COLUMNS, flags, 'pages'));
+  await gated(ws, () => printPaged(ctx, 'wiki.pages', { path: { workspaceGuid: ws.guid }, query }, PAGE_COLUMNS, flags, 'pages'));
 }
 
-export async function page(ctx: Context, pageGuid: string, flags: WikiFlags): Promise<void> {
-  nonBlank(pageGuid, 'the page guid');
+export async function page(ctx: Context, pageGuid: string, flags: Flags<typeof cmd.page>): Promise<void> {
   const ws = await wikiWorkspace(ctx, flags);
   const client = await ctx.client();
-  const res = await gated(ws, () => client.call<Record<string, unknown>>(endpoint('wiki.page'), { params: { workspaceGuid: ws.guid, pageGuid } }));
+  const res = await gated(ws, () => client.call('wiki.page', { path: { workspaceGuid: ws.guid, pageGuid } }));
   await printObject(ctx, res.data, PAGE_DETAIL);
 }
 
-export async function mentions(ctx: Context, pageGuid: string, flags: WikiFlags & ListFlags): Promise<void> {
-  checkLimit('wiki.mentions', flags);
-  nonBlank(pageGuid, 'the page guid');
+export async function mentions(ctx: Context, pageGuid: string, flags: Flags<typeof cmd.mentions>): Promise<void> {
   const ws = await wikiWorkspace(ctx, flags);
-  await gated(ws, () => printPaged(ctx, endpoint('wiki.mentions'), { params: { workspaceGuid: ws.guid, pageGuid } }, MENTION_COLUMNS, flags, 'mentions'));
+  await gated(ws, () => printPaged(ctx, 'wiki.mentions', { path: { workspaceGuid: ws.guid, pageGuid } }, MENTION_COLUMNS, flags, 'mentions'));
 }
 
-export async function search(ctx: Context, text: string, flags: WikiFlags): Promise<void> {
-  nonBlank(text, 'the search text');
+export async function search(ctx: Context, text: string, flags: Flags<typeof cmd.search>): Promise<void> {
   const ws = await wikiWorkspace(ctx, flags);
   const client = await ctx.client();
-  const res = await gated(ws, () => client.call<{ content: object[] }>(endpoint('wiki.search'), { params: { workspaceGuid: ws.guid }, query: { q: text } }));
+  const res = await gated(ws, () => client.call('wiki.search', { path: { workspaceGuid: ws.guid }, query: { q: text } }));
   await printList(ctx, res.data.content, PAGE_COLUMNS);
 }

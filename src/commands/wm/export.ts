@@ -1,24 +1,21 @@
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
+import type { ItemOf } from '../../contract/api.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
 import { openAtomicFile, type AtomicFile } from '../../io/atomic-file.js';
 import { cannotWrite } from '../../io/fs-errors.js';
 import type { Context } from '../types.js';
-import { endpointFor, resolveTarget, type ScopeFlags } from './target.js';
+import { resolveTarget, wmRequest } from './target.js';
+import type { Flags } from '../registry.js';
+import type * as cmd from './index.js';
 
 /** `wm export`: every word memory of a scope, page by page, as CSV (the import format), JSON or NDJSON. */
 
-export interface ExportFlags extends ScopeFlags {
-  out?: string;
-}
+export type ExportFlags = Flags<typeof cmd.exportScope>;
 
-export interface WordMemory {
-  id: number;
-  entry: string;
-  subEntry?: string | null;
-  createdAt?: string;
-}
+/** A word memory as the service answers it (the contract's schema). */
+export type WordMemory = ItemOf<'wm.user.list'>;
 
 const FORMATS = ['csv', 'json', 'ndjson'] as const;
 type ExportFormat = (typeof FORMATS)[number];
@@ -85,7 +82,7 @@ export async function exportScope(ctx: Context, flags: ExportFlags): Promise<voi
   let count = 0;
   try {
     if (format === 'csv') await sink.write('entry,subEntry\n');
-    const pages = client.paginate<WordMemory>(endpointFor(target, 'list'), { params: target.params, signal: ctx.signal }, { pageSize: PAGE_SIZES.wordMemories.max });
+    const pages = client.paginate(...wmRequest(target, 'list', { signal: ctx.signal }), { pageSize: PAGE_SIZES.wordMemories.max });
     for await (const page of pages) {
       if (page.items.length) await sink.write(render(format, page.items, count === 0));
       count += page.items.length;

@@ -1,27 +1,20 @@
-import { LIMITS } from '../../contract/limits.js';
 import { CliError, EXIT } from '../../errors.js';
 import { describeFsError } from '../../io/fs-errors.js';
 import type { Column } from '../../io/render.js';
 import { printObject } from '../list.js';
 import type { Context } from '../types.js';
 import { validRows, type CsvCheck, type CsvOptions } from './csv.js';
-import { assertUnchanged, openSource, validateSource, type CsvFlags } from './input.js';
+import { assertUnchanged, openSource, validateSource } from './input.js';
 import { Journal, type JournalKey } from './journal.js';
 import { Pacer, waitsShown } from './pacer.js';
-import { intFlag } from './rules.js';
+import type { Flags } from '../registry.js';
+import type * as cmd from './index.js';
 import { batchFailure, runBatches } from './send.js';
-import { endpointFor, resolveTarget, type ScopeFlags, type Target } from './target.js';
+import { resolveTarget, wmRequest, type Target } from './target.js';
 
 /** `wm import FILE.csv`: validate, then create in batches, paced, resumable (docs/word-memories.md). */
 
-export interface ImportFlags extends ScopeFlags, CsvFlags {
-  batchSize?: string;
-  concurrency?: string;
-  dryRun?: boolean;
-  restart?: boolean;
-}
-
-export const MAX_CONCURRENCY = 16;
+export type ImportFlags = Flags<typeof cmd.importCsv>;
 
 /**
  * A batch waiting to be sent: entry and subEntry strings side by side (subEntry '' for none); the request's objects
@@ -114,7 +107,6 @@ interface SendJob {
 /** Send the batches not done yet, recording each confirmed one in the journal; progress on stderr. */
 async function sendAll(ctx: Context, { target, path, opts, check, journal, batchSize, rowsToSend, done, concurrency }: SendJob) {
   const client = await ctx.client();
-  const ep = endpointFor(target, 'create');
   const progress = ctx.io.progress({ total: rowsToSend, unit: 'rows', label: `Importing into ${target.label}` });
   const unregister = ctx.onInterrupt(() => {
     journal.close();
@@ -129,10 +121,10 @@ async function sendAll(ctx: Context, { target, path, opts, check, journal, batch
       pacer: waitsShown(new Pacer(), progress),
       concurrency,
       signal: ctx.signal,
-      send: (b) => client.call(ep, { params: target.params, body: requestBody(b), signal: ctx.signal }),
+      send: (b) => client.call(...wmRequest(target, 'create', { body: requestBody(b), signal: ctx.signal })),
       done: (b, res) => {
         // The answer fits the contract (checked by the client): its content lists the entries created.
-        const made = Math.min(b.rows, (res.data as { content: unknown[] }).content.length);
+        const made = Math.min(b.rows, res.data.content.length);
         const failed = journal.record({ batch: b.index, created: made, present: b.rows - made });
         if (failed) ctx.io.warn(`cannot write the resume journal ${journal.path}: ${describeFsError(failed)}. The import goes on, but cannot resume if it stops now.`);
         created += made;
@@ -150,8 +142,7 @@ async function sendAll(ctx: Context, { target, path, opts, check, journal, batch
 }
 
 export async function importCsv(ctx: Context, file: string, flags: ImportFlags): Promise<number> {
-  const batchSize = intFlag('--batch-size', flags.batchSize, 1, LIMITS.wordMemoryBulkMax) ?? LIMITS.wordMemoryBulkMax;
-  const concurrency = intFlag('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY);
+  const { batchSize, concurrency } = flags;
   const target = await resolveTarget(ctx, flags);
   const src = await openSource(ctx, file);
   try {

@@ -7,8 +7,10 @@ import { stringify } from 'csv-stringify/sync';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { openAtomicFile, type AtomicFile } from '../../io/atomic-file.js';
 import { cannotWrite } from '../../io/fs-errors.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
-import { checkCsv, parseColumns, type CsvCheck, type CsvItem, type CsvOptions } from './csv.js';
+import type * as cmd from './index.js';
+import { checkCsv, parseColumns, type CsvCheck, type CsvItem } from './csv.js';
 
 /** The CSV file of `wm import` and `wm sync`: standard input spooled to a file, and the validation pass. */
 
@@ -21,10 +23,8 @@ export interface Source {
   cleanup(): Promise<void>;
 }
 
-export interface CsvFlags extends CsvOptions {
-  skipInvalid?: boolean;
-  rejects?: string;
-}
+/** The CSV flags of import and sync. */
+export type CsvFlags = Pick<Flags<typeof cmd.sync>, 'columns' | 'header' | 'skipInvalid' | 'rejects'>;
 
 /** `-` is standard input, copied to a private temporary file first (a resumable import needs the content's hash). */
 export async function openSource(ctx: Context, file: string): Promise<Source> {

@@ -1,3 +1,4 @@
+import { sleep } from '../../timing.js';
 import { parseRateLimit } from '../../client/retry.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { Progress } from '../../io/progress.js';
@@ -34,19 +35,7 @@ const MAX_DEFAULT_CONCURRENCY = 4;
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-const defaultSleep: Sleep = (ms, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+const defaultSleep: Sleep = sleep;
 
 export class Pacer {
   /** Requests per window; 0 while no limit is known. */

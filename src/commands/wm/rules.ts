@@ -1,8 +1,11 @@
-import { LIMITS } from '../../contract/limits.js';
+import { charCount, LIMITS } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
 
 /** `--scope` values: the user, workspace and organization word-memory scopes. */
 export const SCOPE_CHOICES = ['user', 'workspace', 'org'] as const;
+
+/** The most requests `wm import` and `wm sync` keep in flight. */
+export const MAX_CONCURRENCY = 16;
 
 /** The word-memory rules the service enforces (decisions.md §3.7), checked before anything is sent. */
 
@@ -18,7 +21,8 @@ function controlCharacter(value: string): number | undefined {
 /** Why `value` cannot be a word-memory `entry`/`subEntry`, or undefined when it can. */
 export function textProblem(name: string, value: string): string | undefined {
   const { min, max } = LIMITS.wordMemoryText;
-  if (value.length < min) return `${name} is empty`;
+  const length = charCount(value);
+  if (length < min) return `${name} is empty`;
   // csv-parse decodes bytes that are not UTF-8 as U+FFFD.
   if (value.includes('\uFFFD')) return `${name} is not valid UTF-8`;
   if (/\s/.test(value)) return `${name} contains whitespace`;
@@ -26,7 +30,7 @@ export function textProblem(name: string, value: string): string | undefined {
   const control = controlCharacter(value);
   if (control !== undefined)
     return `${name} contains the control character U+${control.toString(16).toUpperCase().padStart(4, '0')}${control === 0 ? ' (is the file UTF-16? save it as UTF-8)' : ''}`;
-  if (value.length > max) return `${name} is ${value.length} characters long (at most ${max})`;
+  if (length > max) return `${name} is ${length} characters long (at most ${max})`;
   return undefined;
 }
 
@@ -35,18 +39,4 @@ export function checkText(flag: string, name: string, value: string): string {
   const problem = textProblem(name, value);
   if (problem) throw new UsageError(`${flag} "${value}": ${problem}`, `A word memory is ${LIMITS.wordMemoryText.min} to ${LIMITS.wordMemoryText.max} characters without whitespace.`);
   return value;
-}
-
-/** A whole number flag within [min, max]. */
-export function intFlag(flag: string, value: string | undefined, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} "${value}" must be a whole number from ${min} to ${max}`);
-  return n;
-}
-
-/** Word-memory ids are integers. */
-export function parseId(value: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError(`"${value}" is not a word-memory id`, 'Ids are whole numbers; see `notevox wm list`.');
-  return Number(value);
 }

@@ -1,3 +1,4 @@
+import { pool } from '../../pool.js';
 import type { ApiResponse } from '../../client/client.js';
 import { explainError } from '../../client/errors.js';
 import { CliError, type ExitCode } from '../../errors.js';
@@ -5,14 +6,14 @@ import type { Pacer } from './pacer.js';
 
 /** Sending batches with bounded concurrency behind the pacer. */
 
-export interface RunOptions<B> {
+export interface RunOptions<B, R = unknown> {
   pacer: Pacer;
   /** Requests in flight; by default chosen by the pacer once the first answer has shown the rate limit. */
   concurrency?: number;
   signal?: AbortSignal;
-  send(batch: B): Promise<ApiResponse<unknown>>;
+  send(batch: B): Promise<ApiResponse<R>>;
   /** A batch the service confirmed. */
-  done(batch: B, res: ApiResponse<unknown>): void;
+  done(batch: B, res: ApiResponse<R>): void;
 }
 
 export interface RunResult {
@@ -25,7 +26,7 @@ export interface RunResult {
  * Send every batch of `source`: the first one alone (its answer tells the rate limit), then up to `concurrency` at
  * a time. After a failure no new batch starts; those in flight finish. Ctrl-C (the signal) ends it by throwing.
  */
-export async function runBatches<B>(source: AsyncIterable<B>, o: RunOptions<B>): Promise<RunResult> {
+export async function runBatches<B, R>(source: AsyncIterable<B>, o: RunOptions<B, R>): Promise<RunResult> {
   const it = source[Symbol.asyncIterator]();
   let error: unknown;
   const one = async (batch: B) => {
@@ -46,14 +47,8 @@ export async function runBatches<B>(source: AsyncIterable<B>, o: RunOptions<B>):
     if (first.done) return { concurrency: 0 };
     await one(first.value);
     const concurrency = o.concurrency ?? o.pacer.defaultConcurrency();
-    const worker = async () => {
-      while (error === undefined) {
-        const next = await it.next();
-        if (next.done) return;
-        await one(next.value);
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
+    // The rest from the same iterator; no new batch once one has failed.
+    await pool({ [Symbol.asyncIterator]: () => it }, concurrency, one, { more: () => error === undefined });
     return { error, concurrency };
   } finally {
     await it.return?.(undefined);

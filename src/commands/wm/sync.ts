@@ -1,16 +1,17 @@
+import type { ApiResponse } from '../../client/client.js';
 import { LIMITS, PAGE_SIZES } from '../../contract/limits.js';
 import { EXIT, InputNeededError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
 import { printList, printObject } from '../list.js';
 import type { Context } from '../types.js';
 import { validRows } from './csv.js';
-import type { WordMemory } from './export.js';
-import { MAX_CONCURRENCY } from './import.js';
-import { assertUnchanged, openSource, validateSource, type CsvFlags } from './input.js';
+import type { ItemOf } from '../../contract/api.js';
+import { assertUnchanged, openSource, validateSource } from './input.js';
 import { Pacer, waitsShown } from './pacer.js';
-import { intFlag } from './rules.js';
+import type { Flags } from '../registry.js';
+import type * as cmd from './index.js';
 import { batchFailure, chunk, each, runBatches } from './send.js';
-import { endpointFor, resolveTarget, type ScopeFlags, type Target } from './target.js';
+import { resolveTarget, wmRequest, type Target } from './target.js';
 
 /**
  * `wm sync FILE.csv`: make a scope hold what the file says. Creates entries that are missing, updates subEntry
@@ -18,12 +19,7 @@ import { endpointFor, resolveTarget, type ScopeFlags, type Target } from './targ
  * held in memory (import, by contrast, streams).
  */
 
-export interface SyncFlags extends ScopeFlags, CsvFlags {
-  prune?: boolean;
-  yes?: boolean;
-  dryRun?: boolean;
-  concurrency?: string;
-}
+export type SyncFlags = Flags<typeof cmd.sync>;
 
 export interface Change {
   action: 'create' | 'update' | 'delete';
@@ -66,8 +62,8 @@ export async function planSync(
   keep: ReadonlySet<string> = new Set(),
 ): Promise<{ changes: Change[]; unchanged: number; kept: number }> {
   const client = await ctx.client();
-  const current = new Map<string, WordMemory>();
-  for await (const page of client.paginate<WordMemory>(endpointFor(target, 'list'), { params: target.params, signal: ctx.signal }, { pageSize: PAGE_SIZES.wordMemories.max }))
+  const current = new Map<string, ItemOf<'wm.user.list'>>();
+  for await (const page of client.paginate(...wmRequest(target, 'list', { signal: ctx.signal }), { pageSize: PAGE_SIZES.wordMemories.max }))
     for (const w of page.items) current.set(w.entry, w);
   const changes: Change[] = [];
   const named = new Set<string>();
@@ -102,28 +98,39 @@ async function applyChanges(ctx: Context, target: Target, changes: Change[], con
   const counts = { created: 0, updated: 0, deleted: 0 };
   const of = (action: Change['action']) => chunk(changes.filter((c) => c.action === action), LIMITS.wordMemoryBulkMax);
   const entryOf = (c: Change) => (c.subEntry === null ? { entry: c.entry } : { entry: c.entry, subEntry: c.subEntry });
-  type Answer = { content?: unknown[]; deleted?: number } | null;
-  const steps = [
-    { op: 'create', batches: of('create'), body: (b: Change[]) => ({ entries: b.map(entryOf) }), count: (d: Answer) => void (counts.created += d?.content?.length ?? 0) },
-    { op: 'update', batches: of('update'), body: (b: Change[]) => ({ entries: b.map((c) => ({ id: c.id, subEntry: c.subEntry })) }), count: (d: Answer) => void (counts.updated += d?.content?.length ?? 0) },
-    { op: 'delete', batches: of('delete'), body: (b: Change[]) => ({ ids: b.map((c) => c.id) }), count: (d: Answer) => void (counts.deleted += d?.deleted ?? 0) },
-  ] as const;
+  const idOf = (c: Change) => c.id!; // updates and deletes name an existing entry
   let error: unknown;
-  for (const step of steps) {
-    if (error !== undefined) break;
-    const ep = endpointFor(target, step.op);
-    const r = await runBatches(each(step.batches), {
+  /** One kind of change, batch by batch; `sent` counts what the service confirmed. */
+  const step = async <R>(batches: Change[][], send: (b: Change[]) => Promise<ApiResponse<R>>, sent: (answer: R) => void) => {
+    if (error !== undefined) return;
+    const r = await runBatches(each(batches), {
       pacer,
       concurrency,
       signal: ctx.signal,
-      send: (b) => client.call(ep, { params: target.params, body: step.body(b), signal: ctx.signal }),
+      send,
       done: (b, res) => {
-        step.count(res.data as Answer);
+        sent(res.data);
         progress.tick(b.length);
       },
     });
     error = r.error;
-  }
+  };
+  const signal = ctx.signal;
+  await step(
+    of('create'),
+    (b) => client.call(...wmRequest(target, 'create', { body: { entries: b.map(entryOf) }, signal })),
+    (data) => (counts.created += data.content.length),
+  );
+  await step(
+    of('update'),
+    (b) => client.call(...wmRequest(target, 'update', { body: { entries: b.map((c) => ({ id: idOf(c), subEntry: c.subEntry })) }, signal })),
+    (data) => (counts.updated += data.content.length),
+  );
+  await step(
+    of('delete'),
+    (b) => client.call(...wmRequest(target, 'delete', { body: { ids: b.map(idOf) }, signal })),
+    (data) => (counts.deleted += data.deleted),
+  );
   progress.done();
   return { counts, error };
 }
@@ -137,7 +144,7 @@ async function printPlan(ctx: Context, changes: Change[]): Promise<void> {
 }
 
 export async function sync(ctx: Context, file: string, flags: SyncFlags): Promise<number> {
-  const concurrency = intFlag('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY);
+  const { concurrency } = flags;
   const target = await resolveTarget(ctx, flags);
   const src = await openSource(ctx, file);
   try {

@@ -1,24 +1,19 @@
 import { ApiError, withBetterHint } from '../../client/errors.js';
-import { endpoint } from '../../contract/endpoints.js';
 import { ERROR_CODES } from '../../contract/errors.js';
-import { LIMITS } from '../../contract/limits.js';
+import type { ResponseOf } from '../../contract/api.js';
 import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
 import { printList, printObject } from '../list.js';
 import { keyIdentity } from '../resolve.js';
+import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
+import type * as cmd from './index.js';
 
 /** Organization management: the organization's workspaces (workspaces.*) and `org show`. */
 
-interface Workspace {
-  guid: string;
-  name: string;
-  quota?: { monthlyMinutes: number | null; usedMinutes: number };
-  wikiPlan?: boolean;
-  isWikiEnabled?: boolean;
-}
+type Workspace = ResponseOf<'workspaces.get'>;
 
-const minutesText = (q: Workspace['quota']) => (q ? `${q.usedMinutes} / ${q.monthlyMinutes ?? 'unlimited'}` : '');
+const minutesText = (q: Workspace['quota'] | undefined) => (q ? `${q.usedMinutes} / ${q.monthlyMinutes ?? 'unlimited'}` : '');
 const wikiText = (w: Workspace) => (w.isWikiEnabled ? 'active' : w.wikiPlan ? 'not activated' : 'no plan');
 
 export const WORKSPACE_COLUMNS: Column[] = [
@@ -44,25 +39,11 @@ const WORKSPACE_DETAIL: Column[] = [
 /** Human messages on stderr, unless the output is JSON meant for a script. */
 const chatty = (ctx: Context) => !ctx.output.format || ctx.output.format === 'table';
 
-export function checkWorkspaceName(name: string): string {
-  const { min, max } = LIMITS.workspaceName;
-  if (name.trim().length === 0) throw new UsageError('the workspace name is blank', `Give a name of ${min} to ${max} characters with at least one non-space character.`);
-  if (name.length < min || name.length > max) throw new UsageError(`the workspace name is ${name.length} characters long`, `A workspace name has ${min} to ${max} characters.`);
-  return name;
-}
-
-function parseMinutes(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
-    throw new UsageError(`--minutes "${value}" is not a whole number of minutes of 0 or more`, 'Pass e.g. --minutes 600, or --unlimited to remove the limit.');
-  return n;
-}
-
 /** Every workspace of the organization (workspaces.list: org admin or organization key). */
 async function orgWorkspaces(ctx: Context): Promise<Workspace[]> {
   const client = await ctx.client();
   const out: Workspace[] = [];
-  for await (const page of client.paginate<Workspace>(endpoint('workspaces.list'))) out.push(...page.items);
+  for await (const page of client.paginate('workspaces.list')) out.push(...page.items);
   return out;
 }
 
@@ -101,34 +82,32 @@ export async function list(ctx: Context): Promise<void> {
 export async function get(ctx: Context, workspace: string): Promise<void> {
   const ws = await resolveOrgWorkspace(ctx, workspace);
   const client = await ctx.client();
-  const res = await client.call<Workspace>(endpoint('workspaces.get'), { params: { workspaceGuid: ws.guid } });
+  const res = await client.call('workspaces.get', { path: { workspaceGuid: ws.guid } });
   await printObject(ctx, res.data, WORKSPACE_DETAIL);
 }
 
 export async function create(ctx: Context, name: string): Promise<void> {
-  checkWorkspaceName(name);
   const client = await ctx.client();
-  const res = await managing(() => client.call<Workspace>(endpoint('workspaces.create'), { body: { name } }));
+  const res = await managing(() => client.call('workspaces.create', { body: { name } }));
   if (chatty(ctx)) ctx.io.success(`Created workspace "${res.data.name}" (${res.data.guid}).`);
   await printObject(ctx, res.data, WORKSPACE_DETAIL);
 }
 
 export async function rename(ctx: Context, workspace: string, name: string): Promise<void> {
-  checkWorkspaceName(name);
   const ws = await resolveOrgWorkspace(ctx, workspace);
   const client = await ctx.client();
-  const res = await client.call<Workspace>(endpoint('workspaces.rename'), { params: { workspaceGuid: ws.guid }, body: { name } });
+  const res = await client.call('workspaces.rename', { path: { workspaceGuid: ws.guid }, body: { name } });
   if (chatty(ctx)) ctx.io.success(`Renamed workspace ${ws.guid} from "${ws.name}" to "${res.data.name}".`);
   await printObject(ctx, res.data, WORKSPACE_DETAIL);
 }
 
-export async function quota(ctx: Context, workspace: string, flags: { minutes?: string; unlimited?: boolean }): Promise<void> {
+export async function quota(ctx: Context, workspace: string, flags: Flags<typeof cmd.quota>): Promise<void> {
   if ((flags.minutes === undefined) === !flags.unlimited)
     throw new UsageError('pass exactly one of --minutes <n> and --unlimited', 'For example: --minutes 600 (a monthly limit), or --unlimited (no limit).');
-  const monthlyMinutes = flags.unlimited ? null : parseMinutes(flags.minutes!);
+  const monthlyMinutes = flags.unlimited ? null : flags.minutes!;
   const ws = await resolveOrgWorkspace(ctx, workspace);
   const client = await ctx.client();
-  const res = await client.call<Workspace>(endpoint('workspaces.quota'), { params: { workspaceGuid: ws.guid }, body: { monthlyMinutes } });
+  const res = await client.call('workspaces.quota', { path: { workspaceGuid: ws.guid }, body: { monthlyMinutes } });
   if (chatty(ctx)) ctx.io.success(`Monthly quota of "${ws.name}" is now ${monthlyMinutes === null ? 'unlimited' : `${monthlyMinutes} minutes`}.`);
   await printObject(ctx, res.data, WORKSPACE_DETAIL);
 }
@@ -149,21 +128,22 @@ function notEmpty(ws: Workspace, what: string, e?: ApiError): CliError {
  */
 async function contents(ctx: Context, guid: string): Promise<string | undefined> {
   const client = await ctx.client();
-  const look = async (id: 'notes.listWorkspace' | 'folders.listWorkspace', query?: Record<string, number>) => {
+  const path = { workspaceGuid: guid };
+  const look = async (list: () => Promise<{ data: { content: unknown[] } }>) => {
     try {
-      return (await client.call<{ content: unknown[] }>(endpoint(id), { params: { workspaceGuid: guid }, query })).data.content.length > 0;
+      return (await list()).data.content.length > 0;
     } catch (e) {
       if (e instanceof ApiError && (e.status === 403 || e.status === 404)) return undefined;
       throw e;
     }
   };
-  const notes = await look('notes.listWorkspace', { size: 1 });
-  const folders = await look('folders.listWorkspace');
+  const notes = await look(() => client.call('notes.listWorkspace', { path, query: { size: 1 } }));
+  const folders = await look(() => client.call('folders.listWorkspace', { path }));
   const held = [notes ? 'notes' : '', folders ? 'folders' : ''].filter(Boolean);
   return held.length ? held.join(' and ') : undefined;
 }
 
-export async function remove(ctx: Context, workspace: string, flags: { yes?: boolean }): Promise<void> {
+export async function remove(ctx: Context, workspace: string, flags: Flags<typeof cmd.remove>): Promise<void> {
   if (!flags.yes && !ctx.io.canPrompt) throw new InputNeededError(`confirmation to delete workspace "${workspace}"`, '--yes');
   const ws = await resolveOrgWorkspace(ctx, workspace);
   if (!flags.yes) {
@@ -177,7 +157,7 @@ export async function remove(ctx: Context, workspace: string, flags: { yes?: boo
   }
   const client = await ctx.client();
   try {
-    await client.call(endpoint('workspaces.delete'), { params: { workspaceGuid: ws.guid } });
+    await client.call('workspaces.delete', { path: { workspaceGuid: ws.guid } });
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 422)) throw e;
     throw notEmpty(ws, 'notes or folders', e);
@@ -195,7 +175,7 @@ const ORG_COLUMNS: Column[] = [
 
 export async function orgShow(ctx: Context): Promise<void> {
   const client = await ctx.client();
-  const org = await keyIdentity<{ id: string; name: string; createdAt: string }>(client, 'organizations.me');
+  const org = await keyIdentity(client, 'organizations.me');
   let workspaceCount: number | null = null;
   try {
     workspaceCount = (await orgWorkspaces(ctx)).length;

@@ -125,7 +125,7 @@ function createFolder(ctx: HandlerContext, workspaceGuid: string) {
   return folderCreatedJson(row);
 }
 
-export const folderHandlers: HandlerMap = {
+export const folderHandlers = {
   'folders.listTeam': (ctx) => listFolders(ctx, boundWorkspace(ctx.rt.db, ctx.principal)),
 
   'folders.listWorkspace': (ctx) => listFolders(ctx, reachableWorkspace(ctx.rt.db, ctx.principal, ctx.params.workspaceGuid)),
@@ -202,4 +202,4 @@ export const folderHandlers: HandlerMap = {
     });
     return folderJson(db, getFolder(db, f.id)!, p);
   },
-};
+} satisfies HandlerMap;

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { HandlerMap, SandboxRuntime } from '../types.js';
+import type { Handlers, SandboxRuntime } from '../types.js';
 import { folderHandlers } from './folders.js';
 import { metaHandlers } from './meta.js';
 import { notesCoreHandlers } from './notes-core.js';
@@ -14,7 +14,7 @@ import { workspaceHandlers } from './workspaces.js';
  * Every implemented endpoint, by contract id. An endpoint of the contract without a handler
  * answers 404001 (never a fake success).
  */
-export const HANDLERS: HandlerMap = {
+export const HANDLERS = {
   ...metaHandlers,
   ...notesCoreHandlers,
   ...notesExtraHandlers,
@@ -24,7 +24,7 @@ export const HANDLERS: HandlerMap = {
   ...voiceHandlers,
   ...workspaceHandlers,
   ...wikiHandlers,
-};
+} satisfies Handlers;
 
 /** Routes outside the service's API that the sandbox serves itself (e.g. the signed upload URL). */
 export const EXTRA_ROUTES: Array<(app: Hono, rt: SandboxRuntime) => void> = [voiceRoutes];

@@ -8,7 +8,7 @@ import type { HandlerMap } from '../types.js';
  * api-key-scopes, auth/me, and the key's organization and workspaces (decisions.md §2.1–§2.2); the `auth/` forms of
  * the last three are aliases in the contract, served by these handlers.
  */
-export const metaHandlers: HandlerMap = {
+export const metaHandlers = {
   'scopes.list': () => ({ content: SCOPES.map((s) => ({ scope: s.scope, description: s.description })) }),
 
   'auth.me': ({ principal: p, rt }) => {
@@ -43,4 +43,4 @@ export const metaHandlers: HandlerMap = {
     if (!w) throw notFound('workspace');
     return workspaceJson(w);
   },
-};
+} satisfies HandlerMap;

@@ -131,7 +131,7 @@ function listNotes(ctx: HandlerContext, scope: NoteListScope) {
   return { content: page.map((n) => noteJson(rt.db, n)), nextCursor: more ? encodeCursor({ c: last.created_at, i: last.id }) : null };
 }
 
-export const notesCoreHandlers: HandlerMap = {
+export const notesCoreHandlers = {
   'notes.list': (ctx) => listNotes(ctx, { kind: 'all' }),
 
   'notes.listWorkspace': (ctx) => {
@@ -159,4 +159,4 @@ export const notesCoreHandlers: HandlerMap = {
     });
     return noteJson(rt.db, { ...note!, title: body.title, updated_at: now });
   },
-};
+} satisfies HandlerMap;

@@ -247,7 +247,7 @@ function deepSearch(ctx: HandlerContext, workspaces?: string[]) {
 
 // ---------------------------------------------------------------- handlers
 
-export const notesExtraHandlers: HandlerMap = {
+export const notesExtraHandlers = {
   'notes.paragraphs': ({ rt, note, query }) => {
     const page = keysetPage<ParagraphRow>({
       cursor: query.cursor,
@@ -362,4 +362,4 @@ export const notesExtraHandlers: HandlerMap = {
     if (!reachesWorkspace(ctx.rt.db, ctx.principal, ws)) throw notFound('workspace');
     return deepSearch(ctx, [ws]);
   },
-};
+} satisfies HandlerMap;

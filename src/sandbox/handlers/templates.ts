@@ -54,7 +54,7 @@ const workspaceTemplates = (db: Db, guids: readonly string[]) =>
 /** Template lists are unpaged: `nextCursor` is always null (decisions.md §1.1). */
 const list = (rows: TemplateRow[]) => ({ content: rows.map(templateJson), nextCursor: null });
 
-export const templateHandlers: HandlerMap = {
+export const templateHandlers = {
   'templates.list': ({ rt, principal: p }) => {
     const reach = reachableWorkspaces(rt.db, p);
     return list(allTemplates(rt.db, '1 = 1', []).filter((t) => templateUsable(p, t, reach)));
@@ -83,4 +83,4 @@ export const templateHandlers: HandlerMap = {
   'templates.allWorkspaces': ({ rt, principal: p }) => list(workspaceTemplates(rt.db, reachableWorkspaces(rt.db, p))),
 
   'templates.organization': ({ rt, principal: p }) => list(allTemplates(rt.db, "owner_type = 'ORGANIZATION' AND organization_id = ?", [p.organizationId])),
-};
+} satisfies HandlerMap;

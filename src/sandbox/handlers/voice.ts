@@ -72,7 +72,7 @@ function transcriptSummary(ctx: HandlerContext) {
   return summaryBody(job.id, job.transcript.locale, job.summary?.transcript ?? '');
 }
 
-export const voiceHandlers: HandlerMap = {
+export const voiceHandlers = {
   'voice.create': (ctx) => {
     requireVoicePermission(ctx.principal);
     const body = ctx.body ?? {};
@@ -147,7 +147,7 @@ export const voiceHandlers: HandlerMap = {
     const locale = translationLocale(job, requested);
     return summaryBody(job.id, locale, completed(job).summary?.translations[locale] ?? '');
   },
-};
+} satisfies HandlerMap;
 
 /** The sandbox's signed upload URL (passes through the fault injection like every route). */
 export function voiceRoutes(app: Hono, rt: SandboxRuntime): void {

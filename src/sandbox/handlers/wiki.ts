@@ -104,7 +104,7 @@ function mentionJson(m: MentionRow) {
   };
 }
 
-export const wikiHandlers: HandlerMap = {
+export const wikiHandlers = {
   /** One query per page: the filters and the caller's mention counts in SQL, keyset paging in name order. */
   'wiki.pages': (ctx) => {
     const { query, rt } = ctx;
@@ -191,4 +191,4 @@ export const wikiHandlers: HandlerMap = {
     );
     return { content: rows.map(pageJson) };
   },
-};
+} satisfies HandlerMap;

@@ -1,7 +1,8 @@
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { isUserKey, reachesWorkspace } from '../access.js';
 import { conflict, forbidden, keysetPage, notFound } from '../http.js';
-import type { HandlerContext, HandlerMap } from '../types.js';
+import type { CanonicalEndpointId } from '../../contract/endpoints.js';
+import type { Handler, HandlerContext } from '../types.js';
 
 /**
  * Word memories in the user, workspace and organization scopes (decisions.md §3.7). The pipeline has already
@@ -142,6 +143,7 @@ function remove(ctx: HandlerContext, s: Scope) {
 const OPS = { list, get, create, createBulk: create, update, updateBulk: update, delete: remove, deleteBulk: remove };
 const KINDS = ['user', 'workspace', 'workspaceMe', 'teamMe', 'organization'] as const;
 
-export const wordMemoryHandlers: HandlerMap = Object.fromEntries(
+/** The handlers of every word-memory endpoint: each operation, in each of the five scopes. */
+export const wordMemoryHandlers = Object.fromEntries(
   KINDS.flatMap((kind) => Object.entries(OPS).map(([op, fn]) => [`wm.${kind}.${op}`, (ctx: HandlerContext) => fn(ctx, scopeOf(ctx, kind))])),
-);
+) as { [Id in Extract<CanonicalEndpointId, `wm.${string}`>]: Handler<Id> };

@@ -43,7 +43,7 @@ function count(db: Db, sql: string, guid: string): number {
   return db.get<{ n: number }>(sql, [guid])?.n ?? 0;
 }
 
-export const workspaceHandlers: HandlerMap = {
+export const workspaceHandlers = {
   'workspaces.list': ({ principal: p, rt }) => {
     requireOrgManager(p);
     const rows = rt.db.all<WorkspaceRow>('SELECT * FROM workspaces WHERE organization_id = ? ORDER BY created_at, guid', [p.organizationId]);
@@ -90,4 +90,4 @@ export const workspaceHandlers: HandlerMap = {
     });
     return undefined;
   },
-};
+} satisfies HandlerMap;

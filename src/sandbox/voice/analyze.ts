@@ -1,7 +1,7 @@
 import { LIMITS } from '../../contract/limits.js';
 import { detectSegments, fixedWindows, type Segment } from './segments.js';
-import { describeHead, formatHours, readHead, sniffAudio } from './sniff.js';
-import { frameEnergy, readWavLayout } from './wav.js';
+import { describeHead, formatHours, readHead, sniffAudio } from '../../audio/sniff.js';
+import { frameEnergy, readWavLayout, wavSeconds } from '../../audio/wav.js';
 
 /** What the sandbox can learn from an uploaded file without a speech engine: its format, length and speech segments. */
 
@@ -41,7 +41,7 @@ export async function analyzeAudio(path: string): Promise<AudioAnalysis> {
   const f = meta.format;
   const layout = sniffed.kind === 'wav' ? await readWavLayout(path) : null;
   // For PCM WAV the data chunk is authoritative (streaming writers leave sizes the parser misreads).
-  const seconds = layout ? layout.dataBytes / layout.blockAlign / layout.sampleRate : f.duration;
+  const seconds = layout ? wavSeconds(layout) : f.duration;
   if (!seconds || !Number.isFinite(seconds) || !f.sampleRate) {
     throw new AudioRejected(`unreadable audio: the ${sniffed.label} file has no playable audio stream (no sample rate or duration could be read)`);
   }

@@ -11,7 +11,7 @@ import { LIMITS, UPLOAD_ACCEPTED_CONTENT_TYPES } from '../../contract/limits.js'
 import { ApiFailure, badRequest, conflict, notFound } from '../http.js';
 import type { SandboxRuntime } from '../types.js';
 import { checkUploadSignature, getJob, uploadFileOf } from './jobs.js';
-import { readHead, sniffAudio } from './sniff.js';
+import { readHead, sniffAudio } from '../../audio/sniff.js';
 
 /**
  * PUT of raw bytes to the sandbox's signed upload URL (decisions.md §4.2), as to an S3 presigned URL: the

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BUSY_PAGE, DEMO_KEYS, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
-import { runCli } from '../helpers/cli.js';
-import { startTestSandbox } from '../helpers/sandbox.js';
+import { commandSandbox, runCommand } from '../helpers/run-command.js';
 
-type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>;
+type Sandbox = Awaited<ReturnType<typeof commandSandbox>>;
 const token = (k: { id: string; secret: string }) => `${k.id}.${k.secret}`;
 const ADMIN = token(DEMO_KEYS.admin);
 const PRODUCT = ['--workspace', 'Product Team'];
@@ -12,11 +11,11 @@ const BUSY = DEMO_BUSY_PAGE.guid;
 describe('wiki commands', () => {
   let sb: Sandbox;
   beforeAll(async () => {
-    sb = await startTestSandbox();
+    sb = await commandSandbox();
   });
   afterAll(() => sb.close());
 
-  const cli = (args: string[], key = ADMIN) => runCli(args, { baseUrl: sb.baseUrl, key });
+  const cli = (args: string[], key = ADMIN) => runCommand(args, { sandbox: sb, key });
   const ok = async (args: string[], key = ADMIN) => {
     const r = await cli(args, key);
     expect(r.stderr, r.stderr).not.toMatch(/error:/);
@@ -55,7 +54,7 @@ describe('wiki commands', () => {
     const before = requests();
     const since = await cli(['wiki', 'pages', ...PRODUCT, '--since', 'last week']);
     expect(since.exitCode).toBe(2);
-    expect(since.stderr).toContain('--since "last week" is not an ISO 8601 date or timestamp');
+    expect(since.stderr).toContain('--since "last week" is not an ISO 8601 date or instant');
     for (const limit of ['0', '201', 'ten']) {
       const r = await cli(['wiki', 'mentions', BUSY, ...PRODUCT, '--limit', limit]);
       expect(r.exitCode).toBe(2);

@@ -2,10 +2,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, DEMO_NOTES, DEMO_TEMPLATES } from '../../src/sandbox/demo-seed.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestSandbox } from '../helpers/sandbox.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { commandSandbox, runCommand } from '../helpers/run-command.js';
 
-type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>;
+type Sandbox = Awaited<ReturnType<typeof commandSandbox>>;
 const token = (k: { id: string; secret: string }) => `${k.id}.${k.secret}`;
 const ADMIN = token(DEMO_KEYS.admin);
 const N = DEMO_NOTES;
@@ -14,14 +14,14 @@ describe('notes sub-resource commands', () => {
   let sb: Sandbox;
   const tmp = tempConfigDir();
   beforeAll(async () => {
-    sb = await startTestSandbox();
+    sb = await commandSandbox();
   });
   afterAll(async () => {
     await sb.close();
     tmp.cleanup();
   });
 
-  const cli = (args: string[], key = ADMIN) => runCli(args, { baseUrl: sb.baseUrl, key, configDir: tmp.dir, env: { COLUMNS: '220' } });
+  const cli = (args: string[], key = ADMIN) => runCommand(args, { sandbox: sb, key, configDir: tmp.dir, env: { COLUMNS: '220' } });
   const ok = async (args: string[], key = ADMIN) => {
     const r = await cli(args, key);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -63,9 +63,9 @@ describe('notes sub-resource commands', () => {
       await rejectedLocally(['notes', 'search', 'x', '--folder', 'roadmap'], 2, /not a folder id/);
     });
     it('warns on stderr when the service answers degraded', async () => {
-      const faulty = await startTestSandbox({ faults: 'degraded=1@/notes/search', faultSeed: 3 });
+      const faulty = await commandSandbox({ faults: 'degraded=1@/notes/search', faultSeed: 3 });
       try {
-        const r = await runCli(['notes', 'search', 'launch', '--workspace', 'wsProductTeam001', '--json'], { baseUrl: faulty.baseUrl, key: ADMIN, configDir: tmp.dir });
+        const r = await runCommand(['notes', 'search', 'launch', '--workspace', 'wsProductTeam001', '--json'], { sandbox: faulty, key: ADMIN, configDir: tmp.dir });
         expect(r.exitCode).toBe(0);
         expect(r.stderr).toMatch(/warning: the search answered degraded: document index unavailable/);
         expect(JSON.parse(r.stdout).degraded).toBe(true);
@@ -87,7 +87,7 @@ describe('notes sub-resource commands', () => {
       const all = await json(['notes', 'paragraphs', N.launchKickoff, '--all']);
       expect(all).toHaveLength(32);
       const plain = await ok(['notes', 'paragraphs', N.launchKickoff, '--all', '--plain']);
-      expect(plain.stdout.split('\n')).toEqual(all.map((p: any) => p.transcript.content));
+      expect(plain.stdout.trimEnd().split('\n')).toEqual(all.map((p: any) => p.transcript.content));
       expect(plain.stderr).toBe('');
     });
     it('shows the speakers of a paragraph split by speaker and marks a locked one (table, --plain, export)', async () => {
@@ -198,7 +198,7 @@ describe('notes sub-resource commands', () => {
       expect(asJson.sections[0].content.type).toBe('text/html');
     });
     it('document errors: bad id (2), unknown (5), missing --out directory (2)', async () => {
-      await rejectedLocally(['notes', 'documents', 'get', N.launchKickoff, 'abc'], 2, /document id "abc" is not an id/);
+      await rejectedLocally(['notes', 'documents', 'get', N.launchKickoff, 'abc'], 2, /documentId "abc" is not a document id/);
       await rejectedLocally(['notes', 'documents', 'get', N.launchKickoff, '1', '--out', file('missing/dir/doc.md')], 2, /directory .* does not exist/);
       expect((await cli(['notes', 'documents', 'get', N.launchKickoff, '99999'])).exitCode).toBe(5);
     });
@@ -207,7 +207,7 @@ describe('notes sub-resource commands', () => {
       await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', '1'], 10, /hint: Pass --locale/);
       await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', '1', '--locale', 'en-US'], 2, /not a locale of the form ll_CC/);
       await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', '1', '--locale', 'pt_BR'], 2, /not a document locale/);
-      await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', 'one', '--locale', 'en_US'], 2, /template id "one" is not an id/);
+      await rejectedLocally(['notes', 'documents', 'generate', N.launchKickoff, '--template', 'one', '--locale', 'en_US'], 2, /--template "one" is not a template id/);
       const out = await json(['notes', 'documents', 'generate', N.launchKickoff, '--template', String(DEMO_TEMPLATES.onePager), '--locale', 'fr_FR']);
       expect(out.document).toMatchObject({ locale: 'fr_FR', template: { id: DEMO_TEMPLATES.onePager } });
       const table = await ok(['notes', 'documents', 'generate', N.launchKickoff, '--template', String(DEMO_TEMPLATES.meetingMinutes), '--locale', 'en_US', '-o', 'table']);

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import type { UPLOAD_CONTENT_TYPES } from '../../contract/limits.js';
+import type { UPLOAD_CONTENT_TYPES } from '../contract/limits.js';
 
 /**
  * The audio formats voice jobs accept, told apart by their first bytes (never by the file name):

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, DEMO_TEMPLATES } from '../../src/sandbox/demo-seed.js';
-import { runCli } from '../helpers/cli.js';
-import { startTestSandbox } from '../helpers/sandbox.js';
+import { commandSandbox, runCommand } from '../helpers/run-command.js';
 
-type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>;
+type Sandbox = Awaited<ReturnType<typeof commandSandbox>>;
 const token = (k: { id: string; secret: string }) => `${k.id}.${k.secret}`;
 const ADMIN = token(DEMO_KEYS.admin);
 const T = DEMO_TEMPLATES;
@@ -11,11 +10,11 @@ const T = DEMO_TEMPLATES;
 describe('templates commands', () => {
   let sb: Sandbox;
   beforeAll(async () => {
-    sb = await startTestSandbox();
+    sb = await commandSandbox();
   });
   afterAll(() => sb.close());
 
-  const cli = (args: string[], key = ADMIN) => runCli(args, { baseUrl: sb.baseUrl, key, env: { COLUMNS: '200' } });
+  const cli = (args: string[], key = ADMIN) => runCommand(args, { sandbox: sb, key, env: { COLUMNS: '200' } });
   const ids = async (args: string[], key = ADMIN) => {
     const r = await cli([...args, '--json'], key);
     expect(r.exitCode, r.stderr).toBe(0);

@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/contract/limits.js';
 import { DEMO_FOLDERS as F, DEMO_KEYS, DEMO_NOTES, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { runInPty as runPty } from '../helpers/pty.js';
-import { startTestSandbox } from '../helpers/sandbox.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { commandSandbox, MockPrompter, runCommand, type ExpectedPrompt } from '../helpers/run-command.js';
 
-type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>;
+type Sandbox = Awaited<ReturnType<typeof commandSandbox>>;
 
 let sb: Sandbox;
 let config: ReturnType<typeof tempConfigDir>;
 
 beforeAll(async () => {
-  sb = await startTestSandbox();
+  sb = await commandSandbox();
   config = tempConfigDir();
 });
 afterAll(async () => {
@@ -19,7 +18,7 @@ afterAll(async () => {
   config?.cleanup();
 });
 
-const cli = (args: string[], key: string = DEMO_KEYS.admin.token) => runCli(args, { baseUrl: sb.baseUrl, key, configDir: config.dir });
+const cli = (args: string[], key: string = DEMO_KEYS.admin.token) => runCommand(args, { sandbox: sb, key, configDir: config.dir });
 const json = (r: { stdout: string }) => JSON.parse(r.stdout);
 const requests = () => sb.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM request_log')!.n;
 const folderRow = (id: number | string) => sb.db.get<{ title: string; parent_id: number | null; sharing_type: string }>('SELECT * FROM folders WHERE id = ?', [Number(id)]);
@@ -31,9 +30,9 @@ async function createFolder(title: string, extra: string[] = [], key?: string) {
   return json(r);
 }
 
-/** Run the built CLI in a pseudo-terminal as this file's sandbox user. */
-const runInPty = (args: string[], steps: Array<[RegExp, string]>, key: string = DEMO_KEYS.admin.token) =>
-  runPty(args, steps, { NOTEVOX_CONFIG_DIR: config.dir, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: key });
+/** Run as on a terminal (this file's sandbox user), answering the prompts the test expects and no other. */
+const runInPty = (args: string[], prompts: MockPrompter | ExpectedPrompt[], key: string = DEMO_KEYS.admin.token) =>
+  runCommand(args, { sandbox: sb, key, configDir: config.dir, tty: true, prompts });
 
 describe('folders list', () => {
   it('--tree draws the hierarchy with the sharing type; folders with a hidden parent are at the top', async () => {
@@ -51,6 +50,7 @@ describe('folders list', () => {
         '│     └─ Launch Assets [14] ALL_MEMBER_EDITOR',
         '│        └─ Press Kit [15] ALL_MEMBER_VIEWER',
         `└─ Archive [${archive.id}] ALL_MEMBER_VIEWER`,
+        '',
       ].join('\n'),
     );
     // the owner of the private parent sees Customer Interviews under Dana's Drafts
@@ -120,7 +120,7 @@ describe('folders create', () => {
     ['a blank title', ['   '], /title ".*" is blank[\s\S]*1 to 50 characters/],
     ['a 51-character title', ['x'.repeat(51)], /is 51 characters long[\s\S]*1 to 50 characters/],
     ['a bad colour', ['ok', '--color', '#12345G'], /--color "#12345G" is not a colour[\s\S]*#RRGGBB/],
-    ['an unknown sharing type', ['ok', '--sharing', 'EVERYONE'], /--sharing "EVERYONE" is not a sharing type/],
+    ['an unknown sharing type', ['ok', '--sharing', 'EVERYONE'], /--sharing "EVERYONE" is not one of .*LIMITED/],
     ['PRIVATE without --workspace', ['ok', '--sharing', 'PRIVATE'], /PRIVATE needs --workspace/],
     ['a non-numeric parent', ['ok', '--parent', 'x1'], /--parent "x1" is not a folder id/],
     ['a malformed member', ['ok', '--member', 'marco'], /--member "marco" is not userId:ROLE/],
@@ -139,18 +139,16 @@ describe('folders create', () => {
   });
 
   it('asks for the description, colour and sharing type on a terminal', async () => {
-    const r = await runInPty(
-      ['folders', 'create', 'Asked', '--workspace', 'Product Team'],
-      [
-        [/Description/, 'Typed at the prompt\r'],
-        [/Colour/, '#12\r'],
-        [/#RRGGBB, e\.g\. #4A90D9/, '\x7f\x7f\x7f#00FF00\r'],
-        [/Sharing[\s\S]*PRIVATE/, '\x1b[B\r'],
-      ],
-    );
-    expect(r.exitCode, r.screen).toBe(0);
-    expect(r.screen).toMatch(/Created folder "Asked" \((\d+)\)/);
-    const id = /Created folder "Asked" \((\d+)\)/.exec(r.screen)![1];
+    const prompts = new MockPrompter([
+      { kind: 'input', message: 'Description', answer: 'Typed at the prompt' },
+      { kind: 'input', message: 'Colour', answer: ['#12', '#00FF00'] },
+      { kind: 'select', message: 'Sharing', answer: 'ALL_MEMBER_EDITOR' },
+    ]);
+    const r = await runInPty(['folders', 'create', 'Asked', '--workspace', 'Product Team'], prompts);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(prompts.refusals).toEqual([expect.stringMatching(/#RRGGBB, e\.g\. #4A90D9/)]);
+    expect(r.stderr).toMatch(/Created folder "Asked" \((\d+)\)/);
+    const id = /Created folder "Asked" \((\d+)\)/.exec(r.stderr)![1];
     expect(sb.db.get('SELECT description, color, sharing_type FROM folders WHERE id = ?', [Number(id)])).toEqual({
       description: 'Typed at the prompt',
       color: '#00FF00',
@@ -170,19 +168,16 @@ describe('folders create: the title and LIMITED members', () => {
   });
 
   it('on a terminal asks for the title (checked as typed) and, for LIMITED, for the members', async () => {
-    const r = await runInPty(
-      ['folders', 'create', '--workspace', 'Product Team', '--description', '', '--color', '#123456'],
-      [
-        [/Title \(1–50 characters\)/, '   \r'],
-        [/is blank/, '\x7f\x7f\x7fOffsite planning\r'],
-        [/Sharing[\s\S]*PRIVATE/, '\x1b[B\x1b[B\r'],
-        [/Members \(USER_ID:VIEWER/, '102:EDITOR, marco\r'],
-        [/Write each member as USER_ID:VIEWER/, '\x7f'.repeat('marco'.length) + '103:viewer\r'],
-      ],
-    );
-    expect(r.exitCode, r.screen).toBe(0);
-    const id = /Created folder "Offsite planning" \((\d+)\)/.exec(r.screen)?.[1];
-    expect(id, r.screen).toBeDefined();
+    const prompts = new MockPrompter([
+      { kind: 'input', message: 'Title (1–50 characters)', answer: ['   ', 'Offsite planning'] },
+      { kind: 'select', message: 'Sharing', answer: 'LIMITED' },
+      { kind: 'input', message: 'Members (USER_ID:VIEWER', answer: ['102:EDITOR, marco', '102:EDITOR, 103:viewer'] },
+    ]);
+    const r = await runInPty(['folders', 'create', '--workspace', 'Product Team', '--description', '', '--color', '#123456'], prompts);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(prompts.refusals).toEqual([expect.stringMatching(/is blank/), expect.stringMatching(/Write each member as USER_ID:VIEWER/)]);
+    const id = /Created folder "Offsite planning" \((\d+)\)/.exec(r.stderr)?.[1];
+    expect(id, r.stderr).toBeDefined();
     expect(folderRow(id!)).toMatchObject({ title: 'Offsite planning', sharing_type: 'LIMITED', parent_id: null });
     expect(sb.db.all('SELECT user_id, role FROM folder_members WHERE folder_id = ? ORDER BY user_id', [Number(id)])).toEqual([
       { user_id: 102, role: 'EDITOR' },
@@ -193,17 +188,14 @@ describe('folders create: the title and LIMITED members', () => {
 
 describe('folders create: a refusal after the prompts (issue 13 item 11)', () => {
   it('keeps the answers: prints the equivalent command with every answer as a flag', async () => {
-    const r = await runInPty(
-      ['folders', 'create', '--workspace', 'Product Team', '--color', '#123456'],
-      [
-        [/Title \(1–50 characters\)/, "Team's offsite\r"],
-        [/Description/, 'Two days, one plan\r'],
-        [/Sharing[\s\S]*PRIVATE/, '\x1b[B\x1b[B\r'],
-        [/Members \(USER_ID:VIEWER/, '987654:EDITOR\r'],
-      ],
-    );
-    expect(r.exitCode, r.screen).toBe(6); // 422: that user is not a member of the workspace
-    const screen = r.screen.replace(/\r/g, '');
+    const r = await runInPty(['folders', 'create', '--workspace', 'Product Team', '--color', '#123456'], [
+      { kind: 'input', message: 'Title (1–50 characters)', answer: "Team's offsite" },
+      { kind: 'input', message: 'Description', answer: 'Two days, one plan' },
+      { kind: 'select', message: 'Sharing', answer: 'LIMITED' },
+      { kind: 'input', message: 'Members (USER_ID:VIEWER', answer: '987654:EDITOR' },
+    ]);
+    expect(r.exitCode, r.stderr).toBe(6); // 422: that user is not a member of the workspace
+    const screen = r.stderr;
     expect(screen).toContain('Your answers, as one command to change and run again:');
     expect(screen).toContain(`notevox folders create 'Team'\\''s offsite' --description 'Two days, one plan' --color '#123456' --sharing LIMITED --member 987654:EDITOR --workspace 'Product Team'`);
   });
@@ -271,15 +263,16 @@ describe('folders delete', () => {
   });
 
   it('on a terminal asks to type the exact title; a wrong title deletes nothing', async () => {
-    const wrong = await runInPty(['folders', 'delete', String(F.designReviews)], [[/Type the folder title "Design Reviews"/, 'Design\r']]);
-    expect(wrong.exitCode, wrong.screen).toBe(130); // a declined confirmation, as in every command
-    expect(wrong.screen).toMatch(/1 sub-folder and 1 note affected \(notes become folder-less\)/);
-    expect(wrong.screen).toMatch(/does not match: cancelled, nothing was deleted/);
+    const typing = (text: string) => [{ kind: 'input' as const, message: 'Type the folder title "Design Reviews"', answer: text }];
+    const wrong = await runInPty(['folders', 'delete', String(F.designReviews)], typing('Design'));
+    expect(wrong.exitCode, wrong.stderr).toBe(130); // a declined confirmation, as in every command
+    expect(wrong.stderr).toMatch(/1 sub-folder and 1 note affected \(notes become folder-less\)/);
+    expect(wrong.stderr).toMatch(/does not match: cancelled, nothing was deleted/);
     expect(folderRow(F.designReviews)).toBeDefined();
 
-    const right = await runInPty(['folders', 'delete', String(F.designReviews)], [[/Type the folder title "Design Reviews"/, 'Design Reviews\r']]);
-    expect(right.exitCode, right.screen).toBe(0);
-    expect(right.screen).toMatch(/Deleted folder "Design Reviews" \(16\)/);
+    const right = await runInPty(['folders', 'delete', String(F.designReviews)], typing('Design Reviews'));
+    expect(right.exitCode, right.stderr).toBe(0);
+    expect(right.stderr).toMatch(/Deleted folder "Design Reviews" \(16\)/);
     expect(folderRow(F.designReviews)).toBeUndefined();
     expect(sb.db.get<{ folder_id: number | null }>('SELECT folder_id FROM notes WHERE guid = ?', [DEMO_NOTES.designCritique])?.folder_id).toBeNull();
   });

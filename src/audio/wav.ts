@@ -85,6 +85,11 @@ function sampleReader(l: WavLayout): SampleReader {
   }
 }
 
+/** The duration of PCM audio with this layout, in seconds: its data chunk is authoritative (streaming writers leave other sizes wrong). */
+export function wavSeconds(layout: WavLayout): number {
+  return layout.dataBytes / layout.blockAlign / layout.sampleRate;
+}
+
 export interface FrameEnergy {
   /** Length of one frame in milliseconds (the last frame may be shorter). */
   frameMs: number;

@@ -1,24 +1,20 @@
-import { execa } from 'execa';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/contract/limits.js';
 import { DEMO_KEYS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
-import { BIN, runCli } from '../helpers/cli.js';
-import { startTestSandbox } from '../helpers/sandbox.js';
+import { commandSandbox, runCommand } from '../helpers/run-command.js';
 
-type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>;
+type Sandbox = Awaited<ReturnType<typeof commandSandbox>>;
 const token = (k: { id: string; secret: string }) => `${k.id}.${k.secret}`;
 const ADMIN = token(DEMO_KEYS.admin);
 
 describe('workspaces and org commands', () => {
   let sb: Sandbox;
   beforeAll(async () => {
-    sb = await startTestSandbox();
+    sb = await commandSandbox();
   });
   afterAll(() => sb.close());
 
-  const cli = (args: string[], key = ADMIN) => runCli(args, { baseUrl: sb.baseUrl, key });
+  const cli = (args: string[], key = ADMIN) => runCommand(args, { sandbox: sb, key });
   const json = async (args: string[], key = ADMIN) => {
     const r = await cli([...args, '--json'], key);
     expect(r.stderr, r.stderr).not.toMatch(/error:/);
@@ -82,10 +78,10 @@ describe('workspaces and org commands', () => {
   });
 
   it('validates names and minutes before any request', async () => {
-    expect((await rejectedLocally(['workspaces', 'create', '   '], 2)).stderr).toContain('the workspace name is blank');
+    expect((await rejectedLocally(['workspaces', 'create', '   '], 2)).stderr).toContain('name "   " is blank');
     expect((await rejectedLocally(['workspaces', 'create', 'x'.repeat(101)], 2)).stderr).toMatch(/101 characters long[\s\S]*1 to 100 characters/);
     expect((await rejectedLocally(['workspaces', 'rename', 'Sales', ''], 2)).stderr).toContain('blank');
-    expect((await rejectedLocally(['workspaces', 'quota', 'Sales', '--minutes', '1.5'], 2)).stderr).toContain('--minutes "1.5" is not a whole number');
+    expect((await rejectedLocally(['workspaces', 'quota', 'Sales', '--minutes', '1.5'], 2)).stderr).toContain('--minutes "1.5" must be a whole number');
     expect((await rejectedLocally(['workspaces', 'quota', 'Sales', '--minutes', '-1'], 2)).stderr).toContain('--minutes "-1"');
     expect((await rejectedLocally(['workspaces', 'quota', 'Sales'], 2)).stderr).toContain('exactly one of --minutes <n> and --unlimited');
     expect((await rejectedLocally(['workspaces', 'quota', 'Sales', '--minutes', '5', '--unlimited'], 2)).stderr).toContain('exactly one');
@@ -114,24 +110,15 @@ describe('workspaces and org commands', () => {
   it('on a terminal asks to type the workspace name', async () => {
     const w = await json(['workspaces', 'create', 'E2E Typed']);
     const inTty = async (answer: string) => {
-      const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-      const child = execa('script', ['-qec', [process.execPath, BIN, 'workspaces', 'delete', 'E2E Typed'].map(quote).join(' '), '/dev/null'], {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: join(tmpdir(), 'notevox-test-unused-config'), NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: ADMIN },
-        extendEnv: false,
-        reject: false,
-        timeout: 30_000,
+      const r = await runCommand(['workspaces', 'delete', 'E2E Typed'], {
+        sandbox: sb,
+        key: ADMIN,
+        tty: true,
+        prompts: [{ kind: 'input', message: 'Type the workspace name "E2E Typed" to delete it', answer }],
       });
-      let seen = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        const before = seen;
-        seen += d.toString();
-        if (!before.includes('to delete it') && seen.includes('to delete it')) child.stdin!.write(`${answer}\r`);
-      });
-      const r = await child;
-      return { exitCode: r.exitCode, output: seen };
+      return { exitCode: r.exitCode, output: r.stdout + r.stderr };
     };
     const wrong = await inTty('E2E Typo');
-    expect(wrong.output).toContain('Type the workspace name "E2E Typed" to delete it');
     // a declined confirmation ends like every other: exit 130, nothing changed (issue 13 item 11)
     expect(wrong.exitCode).toBe(130);
     expect(wrong.output).toContain('cancelled, nothing was deleted');
@@ -143,15 +130,9 @@ describe('workspaces and org commands', () => {
   }, 60_000);
 
   it('on a terminal, checks emptiness before asking to type the name (issue 13 item 9)', async () => {
-    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const r = await execa('script', ['-qec', [process.execPath, BIN, 'workspaces', 'delete', 'Product Team'].map(quote).join(' '), '/dev/null'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: join(tmpdir(), 'notevox-test-unused-config'), NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: ADMIN },
-      extendEnv: false,
-      reject: false,
-      timeout: 30_000,
-    });
-    expect(r.stdout).not.toContain('to delete it');
-    expect(r.stdout).toContain('workspace "Product Team" was not deleted: it still holds notes and folders');
+    // No prompt expected: the strict MockPrompter fails the run if the name is asked for.
+    const r = await runCommand(['workspaces', 'delete', 'Product Team'], { sandbox: sb, key: ADMIN, tty: true, prompts: [] });
+    expect(r.stderr).toContain('workspace "Product Team" was not deleted: it still holds notes and folders');
     expect(r.exitCode).toBe(6);
   }, 60_000);
 

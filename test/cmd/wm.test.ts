@@ -2,21 +2,20 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, DEMO_ORGANIZATION, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { runInPty } from '../helpers/pty.js';
-import { startTestSandbox } from '../helpers/sandbox.js';
+import { DEMO_ORGANIZATION, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { K } from '../helpers/expect.js';
+import { commandSandbox, runCommand, type ExpectedPrompt } from '../helpers/run-command.js';
 
-const K = Object.fromEntries(Object.entries(DEMO_KEYS).map(([name, k]) => [name, k.token])) as Record<keyof typeof DEMO_KEYS, string>;
 const { product, sales, support } = DEMO_WORKSPACES;
 
-let sb: Awaited<ReturnType<typeof startTestSandbox>>;
+let sb: Awaited<ReturnType<typeof commandSandbox>>;
 let config: ReturnType<typeof tempConfigDir>;
 let dir: string;
 let cache: string;
 
 beforeAll(async () => {
-  sb = await startTestSandbox();
+  sb = await commandSandbox();
   config = tempConfigDir();
   dir = mkdtempSync(join(tmpdir(), 'notevox-wm-e2e-'));
   cache = join(dir, 'cache');
@@ -28,7 +27,7 @@ afterAll(async () => {
 });
 
 const wm = (args: string[], o: { key?: string; input?: string } = {}) =>
-  runCli(['wm', ...args], { baseUrl: sb.baseUrl, key: o.key ?? K.admin, configDir: config.dir, env: { NOTEVOX_CACHE_DIR: cache }, input: o.input });
+  runCommand(['wm', ...args], { sandbox: sb, key: o.key ?? K.admin, configDir: config.dir, env: { NOTEVOX_CACHE_DIR: cache }, stdin: o.input });
 
 /** Word-memory writes the sandbox received (its request log), to prove that nothing was sent. */
 const writes = () =>
@@ -203,7 +202,7 @@ describe('wm import', () => {
     const exported = await wm(['export', '--workspace', support]);
     expect(exported.exitCode).toBe(0);
     expect(exported.stdout.split('\n')[0]).toBe('entry,subEntry');
-    expect(exported.stdout.split('\n')).toHaveLength(stored('workspace', support).length + 1); // header + rows (execa drops the last newline)
+    expect(exported.stdout.trimEnd().split('\n')).toHaveLength(stored('workspace', support).length + 1); // header + rows
     const imported = await wm(['import', '-', '--workspace', 'Sales', '--json'], { input: exported.stdout });
     expect(imported.exitCode, imported.stderr).toBe(0);
     expect(json(imported)).toMatchObject({ file: 'stdin', created: 25_002 });
@@ -289,22 +288,25 @@ describe('wm sync: rejected rows and prompts', () => {
   });
 
   it('asks on a terminal: declining changes nothing (exit 130), accepting applies', async () => {
-    const env = { NOTEVOX_CONFIG_DIR: config.dir, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: K.member, NOTEVOX_CACHE_DIR: cache };
+    const onTerminal = async (args: string[], prompts: ExpectedPrompt[]) => {
+      const r = await runCommand(args, { sandbox: sb, key: K.member, configDir: config.dir, env: { NOTEVOX_CACHE_DIR: cache }, tty: true, prompts });
+      return { exitCode: r.exitCode, screen: r.stdout + r.stderr };
+    };
     const path = file('p2.csv', 'Alpha,A\nDelta\n');
     const before = writes();
-    const no = await runInPty(['wm', 'sync', path], [[/Apply these 1 changes to the user word memories\?/, 'n\r']], env);
+    const no = await onTerminal(['wm', 'sync', path], [{ kind: 'confirm', message: 'Apply these 1 changes to the user word memories?', answer: false }]);
     expect(no.exitCode, no.screen).toBe(130);
     expect(no.screen).toMatch(/create\s+Delta/);
     expect(no.screen).toContain('Cancelled: nothing was changed.');
     expect(writes()).toBe(before);
-    const yes = await runInPty(['wm', 'sync', path], [[/Apply these 1 changes/, 'y\r']], env);
+    const yes = await onTerminal(['wm', 'sync', path], [{ kind: 'confirm', message: 'Apply these 1 changes', answer: true }]);
     expect(yes.exitCode, yes.screen).toBe(0);
     expect(mine().map((r) => r[0])).toEqual(['Alpha', 'Bravo', 'Delta']);
 
     const delta = json(await wm(['list', '-o', 'json'], priya)).find((w: any) => w.entry === 'Delta');
-    const keep = await runInPty(['wm', 'rm', String(delta.id)], [[/Delete word memory \d+ from the user scope\?/, 'n\r']], env);
+    const keep = await onTerminal(['wm', 'rm', String(delta.id)], [{ kind: 'confirm', message: /Delete word memory \d+ from the user scope\?/, answer: false }]);
     expect(keep.exitCode, keep.screen).toBe(130);
-    const rm = await runInPty(['wm', 'rm', String(delta.id)], [[/Delete word memory/, 'y\r']], env);
+    const rm = await onTerminal(['wm', 'rm', String(delta.id)], [{ kind: 'confirm', message: 'Delete word memory', answer: true }]);
     expect(rm.exitCode, rm.screen).toBe(0);
     expect(mine().map((r) => r[0])).toEqual(['Alpha', 'Bravo']);
   });

@@ -1,0 +1,96 @@
+import { Command, CommanderError, Option } from '@commander-js/extra-typings';
+import { registerCommands } from './commands/index.js';
+import { createRegistry, type ContextFactory } from './commands/registry.js';
+import { examples } from './commands/shared.js';
+import { EXIT, EXIT_CODE_DOCS } from './errors.js';
+import { VERSION } from './version.js';
+
+/**
+ * The command tree, built in one place for main (cli.ts), the completion scripts and the docs. Registration only:
+ * no command's work is imported here.
+ */
+
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
+
+/** The root command with the options every command accepts (their types are the context's GlobalOptions). */
+export const root = () =>
+  new Command('notevox')
+    .description('Command-line tool for the Note and Voice File Service, with a local sandbox of the whole API')
+    .version(`notevox ${VERSION}`, '-V, --version', 'print the version')
+    .addOption(new Option('--profile <name>', 'use this stored profile (env NOTEVOX_PROFILE)'))
+    .addOption(new Option('--base-url <url>', 'API base URL (env NOTEVOX_BASE_URL)'))
+    .addOption(new Option('-o, --output <format>', 'output format (voice upload, wait and transcript also take text and srt)').choices([...OUTPUT_FORMATS, 'text', 'srt']))
+    .option('--json', 'same as -o json')
+    .option('--fields <list>', 'comma-separated fields (dotted paths) to show')
+    .option('--query <jmespath>', 'filter the JSON output with a JMESPath expression')
+    .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
+    .option('--max-retries <n>', 'retries for failed requests that are safe to repeat (default 3)')
+    .option('--debug', 'trace HTTP requests to stderr (env NOTEVOX_DEBUG=api); the key is never shown')
+    .option('--no-color', 'disable colour (also NO_COLOR=1 or TERM=dumb)')
+    .option('--no-input', 'never prompt; fail with exit code 10 when input is needed')
+    .helpCommand(false)
+    // Sub-commands listed by name and arguments, without "[options]" (as gh and cargo do; their own usage line
+    // says it): the longest term then leaves commander room to wrap the descriptions at 80 columns.
+    .configureHelp({ subcommandTerm: (cmd) => [cmd.name(), ...cmd.registeredArguments.map(argumentTerm)].join(' ') });
+
+/** `<name>`, `[name]`, `<name...>`: how commander shows an argument. */
+function argumentTerm(arg: { name(): string; required: boolean; variadic: boolean }): string {
+  const name = arg.name() + (arg.variadic ? '...' : '');
+  return arg.required ? `<${name}>` : `[${name}]`;
+}
+
+export interface ProgramOptions {
+  /** The context of each command; without one (docs, completions) no action can run. */
+  context?: ContextFactory;
+  /** Register the sub-commands of these groups only (main: the groups named on the command line); the top-level help is the same. */
+  wants?: (group: string) => boolean;
+}
+
+const noContext: ContextFactory = () => {
+  throw new Error('this program was built without a context (docs, completions): its commands cannot run');
+};
+
+export function exitCodesText(): string {
+  return 'Exit codes:\n' + EXIT_CODE_DOCS.map(([code, text]) => `  ${String(code).padStart(3)}  ${text}`).join('\n') + '\n';
+}
+
+/** The whole command tree, for what describes it (completions, docs, the help files of the build); its commands cannot run. */
+export const commandTree = (): Command => buildProgram().program;
+
+/** The whole command tree, or with `wants` only the sub-commands of the groups it accepts; `exitCode()` after a parse is what the action asked for. */
+export function buildProgram(o: ProgramOptions = {}): { program: Command; exitCode(): number } {
+  const program = root();
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  $ notevox sandbox start         # a local emulator of the whole service
+  $ notevox auth login --base-url http://127.0.0.1:4010
+  $ notevox notes list --limit 10
+  $ notevox notes get <guid> --json
+  $ notevox help exit-codes
+
+Docs: docs/ in the repository and in the installed package (where that is:
+notevox --version --verbose). Exit codes: notevox help exit-codes.`,
+  );
+  const registry = createRegistry({ context: o.context ?? noContext, wants: o.wants, wholeProgram: () => buildProgram({ context: o.context }).program });
+  registerCommands(program, registry);
+  const help = program
+    .command('help')
+    .argument('[command...]')
+    .description('show help for a command, or a topic: exit-codes')
+    .action(
+      registry.run(async (ctx, words: string[]) => {
+        if (words.join(' ') === 'exit-codes') return ctx.io.out(exitCodesText());
+        let cmd: Command<any, any, any> = program;
+        for (const w of words) {
+          const sub = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
+          if (!sub) throw new CommanderError(EXIT.USAGE, 'notevox.unknownHelp', `error: unknown command or topic "${words.join(' ')}"`);
+          cmd = sub;
+        }
+        cmd.outputHelp();
+      }),
+    );
+  examples(help, ['notevox help notes list', 'notevox help exit-codes']);
+  return { program: program as unknown as Command, exitCode: registry.exitCode };
+}
