@@ -1,4 +1,4 @@
-import { paint, truncate } from './text.js';
+import { loadWidth, paint, truncate } from './text.js';
 
 /** An activity indicator on stderr; on a non-interactive stderr only explicit final messages are printed. */
 export interface Spinner {
@@ -119,7 +119,9 @@ export function createSpinner(sink: StatusSink, initialText: string, logEveryMs 
   const stopHeartbeat = sink.interactive ? () => {} : heartbeat(() => writeLine(sink, current), logEveryMs);
   let ora: { text: string; stop(): unknown } | undefined;
   if (sink.interactive) {
-    // ora is loaded only when a spinner is shown; if it is stopped before it loaded, it never starts.
+    // ora is loaded only when a spinner is shown; if it is stopped before it loaded, it never starts. string-width
+    // (which ora imports) first, so that measuring text while ora loads never finds it half-loaded (text.ts).
+    loadWidth();
     import('ora')
       .then(({ default: makeOra }) => {
         if (finished) return;

@@ -8,7 +8,17 @@ import { createRequire } from 'node:module';
  */
 const load = createRequire(import.meta.url);
 let measure: ((text: string) => number) | undefined;
-const stringWidth = (text: string): number => (measure ??= (load('string-width') as typeof import('string-width')).default)(text);
+
+/**
+ * Load string-width now, synchronously. Call it before an `import()` of a package that imports string-width too
+ * (ora): while that import is in flight its string-width is half-loaded, and a require() of it then throws
+ * ("Cannot require() ES Module … not yet fully loaded"), so a table printed before the spinner's ora arrived
+ * would crash. Loaded first, the import finds it complete.
+ */
+export function loadWidth(): (text: string) => number {
+  return (measure ??= (load('string-width') as typeof import('string-width')).default);
+}
+const stringWidth = (text: string): number => loadWidth()(text);
 
 const STYLES = {
   bold: [1, 22],

@@ -19,10 +19,6 @@ import { inProcessSandbox } from './sandbox.js';
  * the point: start-up, signals, ptys, completions.
  */
 
-// One process runs many commands here: string-width, which src/io/text.ts require()s synchronously on first measure,
-// is loaded up front so that no command finds it half-loaded by another one's import() (Node's require(esm) refuses that).
-await import('string-width');
-
 /** The base URL the in-process sandbox answers on: loopback, so the CLI sends a key over http as it does to a local sandbox. */
 export const SANDBOX_URL = 'http://127.0.0.1:4010';
 
