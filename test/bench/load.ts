@@ -149,7 +149,9 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
 
     const maybeFinish = () => {
       if (performance.now() < deadline) return;
-      if (opts.rate === undefined || (outstanding === 0 && queue.length === 0)) finish();
+      // Open loop: not before the ticker has issued every request of the schedule (an answer can arrive after the
+      // deadline but before the ticker's last turn, with the last request not yet issued).
+      if (opts.rate === undefined || (outstanding === 0 && queue.length === 0 && issued >= Math.floor(opts.durationMs * (opts.rate / 1000)))) finish();
     };
 
     const send = (c: Conn, p: Pending) => {
