@@ -257,7 +257,7 @@ describe('voice upload against a faulty or slow sandbox', () => {
       expect(uploads.map((u) => u.status)).toEqual([503, 503, 503, 503]);
       const job = down.db.get<{ id: string; deleted: number }>('SELECT id, deleted FROM voice_jobs');
       expect(job?.deleted).toBe(1);
-      expect(r.stderr).toContain(`Deleted job ${job!.id}: its upload did not complete.`);
+      expect(r.stderr).toContain(`Job ${job!.id} was deleted: its upload did not complete.`);
     } finally {
       await down.close();
     }

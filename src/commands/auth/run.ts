@@ -138,7 +138,7 @@ export async function login(ctx: Context, flags: Flags<typeof cmd.login>): Promi
     return;
   }
   const who = me.user ? `${me.user.name} <${me.user.email}>` : `${me.keyType.toLowerCase()} key`;
-  ctx.io.info(`Logged in to ${baseUrl} as ${who} (profile "${profile}", saved in ${store.path}).`);
+  ctx.io.success(`Logged in to ${baseUrl} as ${who} (profile "${profile}", saved in ${store.path}).`);
   ctx.io.info(`  key:       ${maskKey(apiKey)} (${me.keyType})`);
   ctx.io.info(`  workspace: ${me.workspaceGuid ?? 'not bound'}`);
   ctx.io.info(`  scopes:    ${describeScopes(me.scopes)}`);
@@ -219,7 +219,7 @@ export async function logout(ctx: Context): Promise<void> {
     ctx.io.info(`Profile "${profile}" has no stored key; nothing to do.`);
   } else {
     store.setProfile(profile, { baseUrl: existing.baseUrl, apiKey: undefined });
-    ctx.io.info(`Removed the stored key of profile "${profile}".`);
+    ctx.io.success(`Removed the stored key of profile "${profile}".`);
   }
   if (present(ctx.env.NOTEVOX_API_KEY)) ctx.io.warn('NOTEVOX_API_KEY is still set in this environment; unset it too.');
 }

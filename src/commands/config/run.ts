@@ -21,7 +21,7 @@ export async function profileUse(ctx: Context, name: string): Promise<void> {
 export async function profileRemove(ctx: Context, name: string): Promise<void> {
   const store = await ctx.config();
   if (!store.removeProfile(name)) throw new UsageError(`no profile "${name}"`, 'See `notevox profile list`.');
-  ctx.io.info(`Removed profile "${name}" and its stored key.`);
+  ctx.io.success(`Removed profile "${name}" and its stored key.`);
 }
 
 export async function configList(ctx: Context): Promise<void> {
@@ -35,7 +35,7 @@ export async function configGet(ctx: Context, key: string): Promise<void> {
 
 export async function configSet(ctx: Context, key: string, value: string): Promise<void> {
   (await ctx.config()).setSetting(key, value);
-  ctx.io.info(`Set ${key} = ${value}.`);
+  ctx.io.success(`Set ${key} = ${value}.`);
 }
 
 export async function configUnset(ctx: Context, key: string): Promise<void> {

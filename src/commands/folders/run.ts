@@ -57,9 +57,9 @@ const splitMembers = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 // ---------------------------------------------------------------- shared helpers
 
-/** Messages about what happened, for people: only in the table format (JSON users read the data). */
+/** What a change did, for people (`✓ …` with colour): only in the table format (JSON users read the data). */
 function say(ctx: Context, line: string): void {
-  if (!ctx.output.format || ctx.output.format === 'table') ctx.io.info(line);
+  if (!ctx.output.format || ctx.output.format === 'table') ctx.io.success(line);
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -299,7 +299,7 @@ export async function remove(ctx: Context, id: string, flags: Flags<typeof cmd.r
   const client = await ctx.client();
   await client.call('folders.delete', { path: { folderId: folder.id } });
   if (!ctx.output.format || ctx.output.format === 'table') {
-    ctx.io.info(`Deleted ${name} and ${plural(subFolders, 'sub-folder')}; ${notesText} ${notes === 1 ? 'is' : 'are'} now folder-less.`);
+    ctx.io.success(`Deleted ${name} and ${plural(subFolders, 'sub-folder')}; ${notesText} ${notes === 1 ? 'is' : 'are'} now folder-less.`);
     return;
   }
   await printObject(ctx, { id: folder.id, title: folder.title, deleted: true, subFolders, notes });

@@ -30,5 +30,5 @@ export async function emitText(ctx: Context, text: string, out: string | undefin
   } catch (e) {
     throw cannotWrite(out, e);
   }
-  ctx.io.info(`Wrote ${what} to ${out} (${Buffer.byteLength(body)} bytes).`);
+  ctx.io.success(`Wrote ${what} to ${out} (${Buffer.byteLength(body)} bytes).`);
 }

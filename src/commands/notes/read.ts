@@ -94,7 +94,7 @@ export async function get(ctx: Context, guid: string): Promise<void> {
 export async function rename(ctx: Context, guid: string, title: string): Promise<void> {
   const client = await ctx.client();
   const res = await client.call('notes.update', { path: { noteGuid: guid }, query: { updateMask: 'title' }, body: { title } });
-  if (!ctx.output.format || ctx.output.format === 'table') ctx.io.info(`Renamed ${guid} to "${res.data.title}".`);
+  if (!ctx.output.format || ctx.output.format === 'table') ctx.io.success(`Renamed ${guid} to "${res.data.title}".`);
   await printObject(ctx, res.data, NOTE_DETAIL);
 }
 

@@ -37,7 +37,7 @@ export async function create(ctx: Context, guid: string, flags: Flags<typeof cmd
   }
   if (existing && flags.rotate) {
     await client.call('notes.shareLink.delete', { path });
-    ctx.io.info(`Deleted the old share link of ${guid} (${existing.shareUrl}); it no longer works.`);
+    ctx.io.success(`Deleted the old share link of ${guid} (${existing.shareUrl}); it no longer works.`);
     existing = undefined;
   }
   if (existing && (!flags.password || existing.hasPassword)) {

@@ -134,7 +134,7 @@ export function singleJobView(ctx: Context, file?: AudioFile) {
     },
     deleted(id) {
       bar?.done();
-      ctx.io.info(`Deleted job ${id}: its upload did not complete.`);
+      ctx.io.info(`Job ${id} was deleted: its upload did not complete.`);
     },
   };
 

@@ -95,5 +95,5 @@ export async function exportScope(ctx: Context, flags: ExportFlags): Promise<voi
   } finally {
     unregister();
   }
-  ctx.io.info(`Exported ${count} word memories of the ${target.label} scope${flags.out ? ` to ${flags.out}` : ''}.`);
+  ctx.io.success(`Exported ${count} word memories of the ${target.label} scope${flags.out ? ` to ${flags.out}` : ''}.`);
 }

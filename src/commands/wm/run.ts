@@ -95,7 +95,7 @@ export async function remove(ctx: Context, ids: number[], flags: Flags<typeof cm
     missing.push(...(res.data.notFound ?? []));
   }
   if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') await printObject(ctx, { deleted, notFound: missing });
-  else ctx.io.info(`Deleted ${deleted} word ${deleted === 1 ? 'memory' : 'memories'} from the ${target.label} scope.`);
+  else ctx.io.success(`Deleted ${deleted} word ${deleted === 1 ? 'memory' : 'memories'} from the ${target.label} scope.`);
   if (missing.length) throw new CliError(`not found in the ${target.label} scope: ${missing.join(', ')}`, { exitCode: EXIT.NOT_FOUND, hint: 'See `notevox wm list` for the ids.' });
   return 0;
 }
