@@ -6,6 +6,7 @@
 // workspace, collaborators and deleted notes. Deterministic; generated once and cached (.bench-cache/).
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { seededRandom } from '../../src/sandbox/faults.js';
 
 /** Bump when the generator's output changes, so cached worlds are made again. */
 export const WORLD_VERSION = 1;
@@ -38,18 +39,6 @@ export interface WorldInfo {
   /** A note the member reads (the newest one). */
   noteGuid: string;
   generatedMs: number;
-}
-
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = (
@@ -196,7 +185,7 @@ export async function writeWorld(file: string, notes: number): Promise<void> {
   const write = (s: string) => (out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once('drain', () => r())));
   const head = JSON.stringify(header(notes));
   await write(head.slice(0, -1) + ',"notes":[');
-  const rand = prng(notes);
+  const rand = seededRandom(notes);
   let chunk = '';
   const flush = async (force = false) => {
     if (chunk.length > 1 << 16 || (force && chunk)) {

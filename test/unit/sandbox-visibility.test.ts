@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FolderRow } from '../../src/sandbox/access.js';
 import { authenticate } from '../../src/sandbox/auth.js';
 import { decodeRow, type Db } from '../../src/sandbox/db.js';
 import { seededRandom } from '../../src/sandbox/faults.js';
@@ -137,18 +138,6 @@ function generateWorld(seed: number): SeedInput {
 
 // ---------------------------------------------------------------- the oracle: the rules as they were in JavaScript
 
-interface FolderRow {
-  id: number;
-  workspace_guid: string;
-  owner_user_id: number | null;
-  parent_id: number | null;
-  title: string;
-  description: string;
-  color: string;
-  sharing_type: string;
-  created_at: string;
-  updated_at: string;
-}
 interface NoteRow {
   guid: string;
   id: number;
