@@ -95,6 +95,15 @@ function requestBytes(url: URL, headers: Record<string, string>): Buffer {
   return Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1');
 }
 
+/**
+ * How many requests an open loop at `rate` per second has scheduled `elapsedMs` into the run. Elapsed time is
+ * measured from the start, never as `deadline - start`: with a start like 1234.567891 that difference is
+ * 99.99999999999 rather than 100 in floating point, and the last request of the schedule was never issued.
+ */
+export function dueBy(elapsedMs: number, rate: number): number {
+  return Math.floor((elapsedMs * rate) / 1000 + 1e-9);
+}
+
 /** Drive GET load at `opts.url`; resolves when the duration is over and the answers are in (or the drain timed out). */
 export function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const url = new URL(opts.url);
@@ -151,7 +160,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
       if (performance.now() < deadline) return;
       // Open loop: not before the ticker has issued every request of the schedule (an answer can arrive after the
       // deadline but before the ticker's last turn, with the last request not yet issued).
-      if (opts.rate === undefined || (outstanding === 0 && queue.length === 0 && issued >= Math.floor(opts.durationMs * (opts.rate / 1000)))) finish();
+      if (opts.rate === undefined || (outstanding === 0 && queue.length === 0 && issued >= dueBy(opts.durationMs, opts.rate))) finish();
     };
 
     const send = (c: Conn, p: Pending) => {
@@ -226,7 +235,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
       const rate = opts.rate;
       ticker = setInterval(() => {
         const now = performance.now();
-        const due = Math.floor((Math.min(now, deadline) - start) * (rate / 1000));
+        const due = dueBy(Math.min(now - start, opts.durationMs), rate);
         while (issued < due) {
           const p = { scheduledAt: start + (issued * 1000) / rate };
           issued++;

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ResponseParser, runLoad } from '../bench/load.js';
+import { dueBy, ResponseParser, runLoad } from '../bench/load.js';
 import {
   formatCase, formatComparison, formatTargets, judgeTargets, pairedCase, parseResult, RESULT_FORMAT, series,
   type BenchResult, type TargetReport,
@@ -264,6 +264,20 @@ describe('load generator', () => {
     } finally {
       await new Promise<void>((r) => bad.close(() => r()));
     }
+  });
+
+  it('open loop: the schedule counts every request due, whatever floating point makes of the elapsed time', () => {
+    // deadline - start for a start like 943.2561827156238 is a hair under the duration; the last request was then never
+    // issued (CI saw 4 of 5 and 49 of 50)
+    const start = 943.2561827156238;
+    const elapsed = start + 100 - start;
+    expect(elapsed).toBeLessThan(100);
+    expect(dueBy(elapsed, 50)).toBe(5);
+    expect(dueBy(99.99999999997, 50)).toBe(5);
+    expect(dueBy(499.9999999999, 100)).toBe(50);
+    expect(dueBy(19.5, 50)).toBe(0);
+    expect(dueBy(20, 50)).toBe(1);
+    expect(dueBy(0, 50)).toBe(0);
   });
 
   it('open loop: requests with no answer by the end of the drain are reported with their wait', async () => {
