@@ -76,9 +76,9 @@ __notevox_options() {
   esac
 }
 
-# Succeeds when the option in $1 ("path|option") takes a value; its fixed choices, if any, go to __notevox_r.
+# Succeeds when the option in $1 ("path|option") takes a value; its fixed choices, if any, go to __notevox_r, and __notevox_l is 1 when the value is a comma-separated list of them.
 __notevox_value() {
-  __notevox_r=
+  __notevox_r= __notevox_l=0
   case "$1" in
     'notes documents generate '*'|--format') __notevox_r='html json markdown' ;;
     'notes documents generate '*'|--locale') ;;
@@ -129,7 +129,7 @@ __notevox_value() {
     'sandbox events '*'|--control-token-file') ;;
     'sandbox events '*'|--limit') ;;
     'sandbox events '*'|--since') ;;
-    'sandbox events '*'|--type') ;;
+    'sandbox events '*'|--type') __notevox_r='folder.note.added folder.note.removed note.created note.deleted note.ended note.participants.updated note.recording.completed note.user_content.updated note_document.deleted note_document.generated note_document.updated note_summary.deleted note_summary.generated note_summary.updated' __notevox_l=1 ;;
     'sandbox start '*'|--control-token-file') ;;
     'sandbox start '*'|--fault-seed') ;;
     'sandbox start '*'|--faults') ;;
@@ -169,7 +169,7 @@ __notevox_value() {
     'voice wait '*'|--format') __notevox_r='json srt text' ;;
     'voice wait '*'|--out') ;;
     'voice wait '*'|--wait-timeout') ;;
-    'webhooks listen '*'|--events') ;;
+    'webhooks listen '*'|--events') __notevox_r='folder.note.added folder.note.removed note.created note.deleted note.ended note.participants.updated note.recording.completed note.user_content.updated note_document.deleted note_document.generated note_document.updated note_summary.deleted note_summary.generated note_summary.updated' __notevox_l=1 ;;
     'webhooks listen '*'|--forward-to') ;;
     'webhooks listen '*'|--host') ;;
     'webhooks listen '*'|--port') ;;
@@ -230,6 +230,21 @@ __notevox_value() {
   esac
 }
 
+# COMPREPLY from the choices in __notevox_r for the value $2, each prefixed with $1; in a comma-separated list
+# (__notevox_l) only the item after the last comma is completed, and the items before it are kept.
+__notevox_values() {
+  local p=$1 v=$2
+  if ((__notevox_l)); then
+    # room for a comma after the item; bash would end the word with a space
+    compopt -o nospace 2>/dev/null
+    if [[ $v == *,* ]]; then
+      p+=${v%,*},
+      v=${v##*,}
+    fi
+  fi
+  COMPREPLY=($(compgen -P "$p" -W "$__notevox_r" -- "$v"))
+}
+
 # Fixed choices of positional argument number $2 (from 0) at path $1.
 __notevox_args() {
   __notevox_r=
@@ -241,7 +256,7 @@ __notevox_args() {
 
 _notevox() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local path='' w i skip=0 dd=0 nargs=0 __notevox_r=''
+  local path='' w i skip=0 dd=0 nargs=0 __notevox_r='' __notevox_l=0
   for ((i = 1; i < COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     if ((skip)); then
@@ -260,9 +275,9 @@ _notevox() {
     [[ $prev == = ]] && prev=${COMP_WORDS[COMP_CWORD-2]}
     [[ $cur == = ]] && cur=''
     __notevox_value "$path|$prev"
-    COMPREPLY=($(compgen -W "$__notevox_r" -- "$cur"))
+    __notevox_values '' "$cur"
   elif ((!dd)) && [[ $cur == --*=* ]]; then
-    __notevox_value "$path|${cur%%=*}" && COMPREPLY=($(compgen -P "${cur%%=*}=" -W "$__notevox_r" -- "${cur#*=}"))
+    __notevox_value "$path|${cur%%=*}" && __notevox_values "${cur%%=*}=" "${cur#*=}"
   elif ((!dd)) && [[ $cur == -* ]]; then
     __notevox_options "$path"
     COMPREPLY=($(compgen -W "$__notevox_r --base-url --debug --fields -h --help --json --max-retries --no-color --no-input -o --output --profile --query --timeout -V --version" -- "$cur"))

@@ -80,6 +80,17 @@ function __notevox_path
     string join ' ' -- $path
 end
 
+# The choices in $argv as items of a comma-separated list: each after the items already written before the last
+# comma of the token being completed (without an option's --name= part).
+function __notevox_list
+    set -l done (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+    set -l prefix (string match -r -- '^.*,' $done)
+    for v in $argv
+        printf '%s%s
+' "$prefix" $v
+    end
+end
+
 # Succeeds when the command path is exactly $argv.
 function __notevox_using
     set -l path (__notevox_path)
@@ -232,7 +243,7 @@ complete -c notevox -n '__notevox_using sandbox events' -l control-token-file -r
 complete -c notevox -n '__notevox_using sandbox events' -l follow -d 'keep printing new events and delivery attempts until Ctrl-C'
 complete -c notevox -n '__notevox_using sandbox events' -l limit -r -d 'at most this many events (without --since: the newest ones)'
 complete -c notevox -n '__notevox_using sandbox events' -l since -r -d 'events after this event id, or at or after this ISO instant'
-complete -c notevox -n '__notevox_using sandbox events' -l type -r -d 'only these event types (comma-separated)'
+complete -c notevox -n '__notevox_using sandbox events' -l type -x -a '(__notevox_list folder.note.added folder.note.removed note.created note.deleted note.ended note.participants.updated note.recording.completed note.user_content.updated note_document.deleted note_document.generated note_document.updated note_summary.deleted note_summary.generated note_summary.updated)' -d 'only these event types (comma-separated, see docs/events.md)'
 complete -c notevox -f -n '__notevox_using sandbox live-note' -a help -d 'display help for command'
 complete -c notevox -f -n '__notevox_using sandbox live-note' -a start -d 'start a live note: its paragraphs appear one every --interval seconds, then it ends (note.ended)'
 complete -c notevox -n '__notevox_using sandbox live-note start' -l control-token-file -r -d 'the control token of a sandbox started with one (else env NOTEVOX_SANDBOX_CONTROL_TOKEN)'
@@ -302,7 +313,7 @@ complete -c notevox -n '__notevox_using voice wait' -l summary -d 'print the par
 complete -c notevox -n '__notevox_using voice wait' -l wait-timeout -r -d 'how long to wait for the job, e.g. 90s, 30m, 2h (default 2h); then exit 12, the job keeps running'
 complete -c notevox -f -n '__notevox_using webhooks' -a help -d 'display help for command'
 complete -c notevox -f -n '__notevox_using webhooks' -a listen -d 'a local webhook receiver: checks the Bearer secret, answers at once, drops duplicates and prints each event (a line on a terminal, NDJSON when piped); runs until Ctrl-C'
-complete -c notevox -n '__notevox_using webhooks listen' -l events -r -d 'only these event types (comma-separated); others are acknowledged and skipped'
+complete -c notevox -n '__notevox_using webhooks listen' -l events -x -a '(__notevox_list folder.note.added folder.note.removed note.created note.deleted note.ended note.participants.updated note.recording.completed note.user_content.updated note_document.deleted note_document.generated note_document.updated note_summary.deleted note_summary.generated note_summary.updated)' -d 'only these event types (comma-separated, see docs/events.md); others are acknowledged and skipped'
 complete -c notevox -n '__notevox_using webhooks listen' -l forward-to -r -d 'also POST each event (same body and headers) to your app, and answer the sender with your app\'s status'
 complete -c notevox -n '__notevox_using webhooks listen' -l host -r -d 'address to bind'
 complete -c notevox -n '__notevox_using webhooks listen' -l port -r -d 'port to listen on (0 = any free port)'

@@ -1,5 +1,7 @@
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
-import { integer } from './args.js';
+import { offeringList } from '../completion/values.js';
+import { EVENT_TYPE_NAMES } from '../contract/events.js';
+import { commaList, integer, oneOf } from './args.js';
 
 const EXAMPLES = new WeakMap<object, string[]>();
 
@@ -32,3 +34,7 @@ export interface ListFlags {
   all?: true;
   cursor?: string;
 }
+
+/** An option naming event types, comma-separated (`webhooks listen --events`, `sandbox events --type`); each is checked, and completion offers the contract's types. */
+export const eventTypes = <const F extends `--${string} <${string}>`>(flags: F, description: string) =>
+  offeringList(new Option(flags, description).argParser(commaList(oneOf(EVENT_TYPE_NAMES), { hint: 'docs/events.md lists the event types.' })), EVENT_TYPE_NAMES);

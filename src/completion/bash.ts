@@ -12,8 +12,8 @@ const key = (c: CommandSpec) => c.path.map((p) => p + ' ').join('');
 const words = (list: string[]) => shQuote(list.join(' '));
 const flagsOf = (opts: OptionSpec[]) => opts.flatMap((o) => o.flags);
 
-function caseTable(fn: string, doc: string, arms: string[]): string {
-  return [`# ${doc}`, `${fn}() {`, '  __notevox_r=', '  case "$1" in', ...arms.map((a) => `    ${a}`), '  esac', '}'].join('\n');
+function caseTable(fn: string, doc: string, arms: string[], reset = '__notevox_r='): string {
+  return [`# ${doc}`, `${fn}() {`, `  ${reset}`, '  case "$1" in', ...arms.map((a) => `    ${a}`), '  esac', '}'].join('\n');
 }
 
 export function bashCompletion(model: CompletionModel): string {
@@ -32,7 +32,8 @@ export function bashCompletion(model: CompletionModel): string {
     const own = c.path.length ? c.options.filter((o) => o.value) : model.globals.filter((o) => o.value);
     for (const o of own) {
       const patterns = o.flags.map((f) => `${shQuote(key(c))}*${shQuote('|' + f)}`).join('|');
-      valueArms.push(`${patterns}) ${o.value?.choices ? `__notevox_r=${words(o.value.choices)} ` : ''};;`);
+      const list = o.value?.list ? '__notevox_l=1 ' : '';
+      valueArms.push(`${patterns}) ${o.value?.choices ? `__notevox_r=${words(o.value.choices)} ${list}` : ''};;`);
     }
   }
   valueArms.push('*) return 1 ;;');
@@ -51,13 +52,33 @@ ${caseTable('__notevox_subcommands', 'The subcommands of a command path.', subco
 
 ${caseTable('__notevox_options', 'The options of a command path, besides the global ones.', options)}
 
-${caseTable('__notevox_value', 'Succeeds when the option in $1 ("path|option") takes a value; its fixed choices, if any, go to __notevox_r.', valueArms)}
+${caseTable(
+  '__notevox_value',
+  'Succeeds when the option in $1 ("path|option") takes a value; its fixed choices, if any, go to __notevox_r, and __notevox_l is 1 when the value is a comma-separated list of them.',
+  valueArms,
+  '__notevox_r= __notevox_l=0',
+)}
+
+# COMPREPLY from the choices in __notevox_r for the value $2, each prefixed with $1; in a comma-separated list
+# (__notevox_l) only the item after the last comma is completed, and the items before it are kept.
+__notevox_values() {
+  local p=$1 v=$2
+  if ((__notevox_l)); then
+    # room for a comma after the item; bash would end the word with a space
+    compopt -o nospace 2>/dev/null
+    if [[ $v == *,* ]]; then
+      p+=\${v%,*},
+      v=\${v##*,}
+    fi
+  fi
+  COMPREPLY=($(compgen -P "$p" -W "$__notevox_r" -- "$v"))
+}
 
 ${caseTable('__notevox_args', 'Fixed choices of positional argument number $2 (from 0) at path $1.', argArms)}
 
 ${fn}() {
   local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]}
-  local path='' w i skip=0 dd=0 nargs=0 __notevox_r=''
+  local path='' w i skip=0 dd=0 nargs=0 __notevox_r='' __notevox_l=0
   for ((i = 1; i < COMP_CWORD; i++)); do
     w=\${COMP_WORDS[i]}
     if ((skip)); then
@@ -76,9 +97,9 @@ ${fn}() {
     [[ $prev == = ]] && prev=\${COMP_WORDS[COMP_CWORD-2]}
     [[ $cur == = ]] && cur=''
     __notevox_value "$path|$prev"
-    COMPREPLY=($(compgen -W "$__notevox_r" -- "$cur"))
+    __notevox_values '' "$cur"
   elif ((!dd)) && [[ $cur == --*=* ]]; then
-    __notevox_value "$path|\${cur%%=*}" && COMPREPLY=($(compgen -P "\${cur%%=*}=" -W "$__notevox_r" -- "\${cur#*=}"))
+    __notevox_value "$path|\${cur%%=*}" && __notevox_values "\${cur%%=*}=" "\${cur#*=}"
   elif ((!dd)) && [[ $cur == -* ]]; then
     __notevox_options "$path"
     COMPREPLY=($(compgen -W "$__notevox_r ${globalFlags.join(' ')}" -- "$cur"))

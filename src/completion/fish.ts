@@ -15,7 +15,8 @@ function optionLine(bin: string, o: OptionSpec, condition: string): string {
   const parts = [`complete -c ${bin}`];
   if (condition) parts.push(`-n ${fq(condition)}`);
   for (const f of o.flags) parts.push(f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`);
-  if (o.value?.choices) parts.push('-x', `-a ${fq(o.value.choices.join(' '))}`);
+  if (o.value?.choices && o.value.list) parts.push('-x', `-a ${fq(`(__${bin}_list ${o.value.choices.join(' ')})`)}`);
+  else if (o.value?.choices) parts.push('-x', `-a ${fq(o.value.choices.join(' '))}`);
   else if (o.value) parts.push('-r');
   parts.push(`-d ${fq(o.description)}`);
   return parts.join(' ');
@@ -90,6 +91,16 @@ function __${bin}_path
         end
     end
     string join ' ' -- $path
+end
+
+# The choices in $argv as items of a comma-separated list: each after the items already written before the last
+# comma of the token being completed (without an option's --name= part).
+function __${bin}_list
+    set -l done (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+    set -l prefix (string match -r -- '^.*,' $done)
+    for v in $argv
+        printf '%s%s\n' "$prefix" $v
+    end
 end
 
 # Succeeds when the command path is exactly $argv.

@@ -1,4 +1,5 @@
 import type { CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
+import { listChoicesOf } from './values.js';
 
 /** The command tree reduced to what a completion script needs; sorted, so the scripts are deterministic. */
 
@@ -7,7 +8,7 @@ export interface OptionSpec {
   flags: string[];
   description: string;
   /** `required` for `<value>`, `optional` for `[value]`, absent for a flag. */
-  value?: { name: string; optional: boolean; choices?: string[] };
+  value?: { name: string; optional: boolean; choices?: string[]; /** the value is a comma-separated list of choices */ list?: true };
 }
 
 export interface ArgSpec {
@@ -52,7 +53,9 @@ function optionSpec(o: Option): OptionSpec {
   const spec: OptionSpec = { flags: checked(/^--?[A-Za-z0-9][A-Za-z0-9_-]*$/, 'option', flags), description: oneLine(o.description) };
   if (o.required || o.optional) {
     const name = /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1]?.replace(/\.\.\.$/, '') ?? 'value';
-    spec.value = { name, optional: o.optional, ...(o.argChoices ? { choices: checked(WORD, 'choice', o.argChoices).sort(byText) } : {}) };
+    const list = listChoicesOf(o);
+    if (list) spec.value = { name, optional: o.optional, choices: checked(/^[A-Za-z0-9_./@%+-]+$/, 'list choice', list).sort(byText), list: true };
+    else spec.value = { name, optional: o.optional, ...(o.argChoices ? { choices: checked(WORD, 'choice', o.argChoices).sort(byText) } : {}) };
   }
   return spec;
 }

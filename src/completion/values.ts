@@ -1,4 +1,3 @@
-
 /**
  * The values an option takes, for completion and help ("(choices: …)"), where the command checks them itself
  * (case-insensitively, with its own message) rather than through commander's `.choices()`: the completion scripts
@@ -7,4 +6,21 @@
 export function offering<T extends { argChoices?: string[] }>(option: T, values: readonly string[]): T {
   option.argChoices = [...values];
   return option;
+}
+
+const lists = new WeakMap<object, string[]>();
+
+/**
+ * For an option whose value is a comma-separated list of `values` (`--events a,b`): the completion scripts complete
+ * the item after the last comma and keep what comes before it. Unlike {@link offering}, --help does not list them
+ * (a list of 14 event types would drown the option's line); the command checks each item itself.
+ */
+export function offeringList<T extends object>(option: T, values: readonly string[]): T {
+  lists.set(option, [...values]);
+  return option;
+}
+
+/** The choices of an option whose value is a comma-separated list of them, if it is one. */
+export function listChoicesOf(option: object): string[] | undefined {
+  return lists.get(option);
 }

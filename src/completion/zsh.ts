@@ -12,7 +12,9 @@ const fnName = (bin: string, c: CommandSpec) => ['_' + bin, ...c.path].join('__'
 /** Text inside an `_arguments` spec: `[description]` and `:message:` must not break the syntax. */
 const specText = (s: string) => s.replace(/[\\[\]:]/g, (m) => '\\' + m);
 
-function valueAction(choices: string[] | undefined): string {
+function valueAction(choices: string[] | undefined, list = false): string {
+  // a comma-separated list: _sequence completes the item after the last comma, without repeating one (-d)
+  if (choices && list) return `_sequence -d compadd - ${choices.join(' ')}`;
   return choices ? `(${choices.join(' ')})` : '_files';
 }
 
@@ -23,7 +25,7 @@ function optionSpecs(o: OptionSpec): string[] {
     let spec = `${exclusive}${f}`;
     if (o.value) spec += long ? '=' : '+';
     spec += `[${specText(o.description)}]`;
-    if (o.value) spec += `${o.value.optional ? '::' : ':'}${specText(o.value.name)}:${valueAction(o.value.choices)}`;
+    if (o.value) spec += `${o.value.optional ? '::' : ':'}${specText(o.value.name)}:${valueAction(o.value.choices, o.value.list)}`;
     return shQuote(spec);
   });
 }

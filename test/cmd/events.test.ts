@@ -40,6 +40,30 @@ describe('the sandbox control API from the CLI', () => {
     expect((await cli(['sandbox', 'events', '--limit', '1001'])).exitCode).toBe(2);
   });
 
+  it('event type lists (sandbox events --type, webhooks listen --events) are checked item by item before anything runs', async () => {
+    const ids: string[] = [];
+    for (const type of ['note.ended', 'note.deleted', 'note.created']) ids.push((await cli(['sandbox', 'trigger', type, '--note', N.launchKickoff])).stdout.trim());
+    const both = await cli(['sandbox', 'events', '--json', '--limit', '1000', '--type', 'NOTE.ENDED, note.deleted']);
+    expect(both.exitCode, both.stderr).toBe(0);
+    const shown = JSON.parse(both.stdout) as Array<{ id: string; type: string }>;
+    expect(new Set(shown.map((e) => e.type))).toEqual(new Set(['note.ended', 'note.deleted']));
+    expect(shown.map((e) => e.id)).toEqual(expect.arrayContaining(ids.slice(0, 2)));
+    expect(shown.map((e) => e.id)).not.toContain(ids[2]);
+    for (const argv of [
+      ['sandbox', 'events', '--type', 'note.ended,note.endd'],
+      ['webhooks', 'listen', '--events', 'note.endd', '--port', '0'],
+    ]) {
+      const bad = await cli(argv);
+      expect(bad.exitCode, argv.join(' ')).toBe(2);
+      expect(bad.stderr).toMatch(/"note\.endd" is not one of note\.created, note\.deleted/);
+      expect(bad.stdout).toBe('');
+    }
+    const empty = await cli(['webhooks', 'listen', '--events', ',', '--port', '0']);
+    expect(empty.exitCode).toBe(2);
+    expect(empty.stderr).toMatch(/names nothing/);
+    expect(empty.stderr).toContain('docs/events.md lists the event types.');
+  });
+
   it('a live note started from the CLI is tailed by --follow: every paragraph once, exit 0 when the recording ends', async () => {
     const started = await cli(['sandbox', 'live-note', 'start', '--workspace', 'Product Team', '--paragraphs', '4', '--interval', '0.05', '--stops', '2']);
     expect(started.exitCode, started.stderr).toBe(0);

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, Option } from '@commander-js/extra-typings';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commandTree } from '../../src/program.js';
@@ -86,6 +87,41 @@ describe('bash behaviour', () => {
     expect(complete(file, ['notevox', 'wm', 'list', '--scope', ''])).toEqual(['org', 'user', 'workspace']);
     expect(complete(file, ['notevox', 'sandbox', 'start', '--rate-limit-window', ''])).toEqual(['fixed', 'sliding']);
   });
+
+  withShell('bash', 'completes the item after the last comma of an event type list, keeping the items before it', () => {
+    const file = scriptFile('bash');
+    expect(complete(file, ['notevox', 'webhooks', 'listen', '--events', 'note.e'])).toEqual(['note.ended']);
+    expect(complete(file, ['notevox', 'webhooks', 'listen', '--events', 'note.ended,note_summary.g'])).toEqual(['note.ended,note_summary.generated']);
+    expect(complete(file, ['notevox', 'sandbox', 'events', '--type=note.ended,folder.note.a'])).toEqual(['--type=note.ended,folder.note.added']);
+    expect(complete(file, ['notevox', 'sandbox', 'events', '--type', 'note.ended,'])).toHaveLength(14);
+  });
+});
+
+describe('zsh behaviour', () => {
+  /** What a Tab makes of each line in an interactive zsh (driven through zpty) with the generated script on $fpath. */
+  const complete = (lines: string[]): string[] => {
+    const fpath = mkdtempSync(join(dir, 'fpath-'));
+    writeFileSync(join(fpath, COMPLETION_FILES.zsh), generateCompletion(commandTree(), 'zsh'));
+    const out = join(fpath, 'lines');
+    run('zsh', ['-f', fileURLToPath(new URL('../fixtures/zsh-complete.zsh', import.meta.url)), fpath, out, ...lines]);
+    return readFileSync(out, 'utf8').split('\n').slice(0, -1);
+  };
+
+  withShell('zsh', 'completes enum values, and the item after the last comma of an event type list', () => {
+    expect(
+      complete([
+        'notevox folders create x --sharing LIM',
+        'notevox -o js',
+        'notevox webhooks listen --events note.ended,note_summary.g',
+        'notevox sandbox events --type=note.ended,folder.note.a',
+      ]),
+    ).toEqual([
+      'notevox folders create x --sharing LIMITED ',
+      'notevox -o json ',
+      'notevox webhooks listen --events note.ended,note_summary.generated,',
+      'notevox sandbox events --type=note.ended,folder.note.added,',
+    ]);
+  });
 });
 
 describe('fish behaviour', () => {
@@ -100,6 +136,8 @@ describe('fish behaviour', () => {
     expect(complete('notevox notes ')).toContain('list');
     expect(complete('notevox -o json notes list --li')).toEqual(['--limit']);
     expect(complete('notevox notes list --output ')).toEqual(['csv', 'json', 'ndjson', 'srt', 'table', 'text', 'tsv']);
+    expect(complete('notevox webhooks listen --events note.ended,note_summary.g')).toEqual(['note.ended,note_summary.generated']);
+    expect(complete('notevox sandbox events --type=note.ended,folder.note.a')).toEqual(['--type=note.ended,folder.note.added']);
   });
 });
 

@@ -108,7 +108,7 @@ const eventLine = (e: LoggedEvent) => `${e.createdAt}  ${e.id}  ${e.type}  ${e.r
 export async function events(ctx: Context, flags: Flags<typeof cmd.events>): Promise<number | void> {
   const limit = flags.limit;
   const { call } = await controlClient(ctx, flags);
-  const fetchPage = (query: Record<string, string | undefined>) => call<{ content: LoggedEvent[]; nextCursor: string | null }>('GET', '/events', undefined, { type: flags.type, ...query });
+  const fetchPage = (query: Record<string, string | undefined>) => call<{ content: LoggedEvent[]; nextCursor: string | null }>('GET', '/events', undefined, { type: flags.type?.join(','), ...query });
   const first = await fetchPage(flags.since !== undefined ? { since: flags.since, limit: String(limit) } : { tail: String(limit) });
   if (!flags.follow) {
     if (textMode(ctx)) {

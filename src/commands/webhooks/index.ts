@@ -1,5 +1,6 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { integer } from '../args.js';
+import { eventTypes } from '../shared.js';
 import type { Registry } from '../registry.js';
 
 export const listen = () =>
@@ -10,7 +11,7 @@ export const listen = () =>
     .addOption(new Option('--port <port>', 'port to listen on (0 = any free port)').argParser(integer(0, 65535)).default(4242))
     .addOption(new Option('--host <host>', 'address to bind').default('127.0.0.1'))
     .option('--forward-to <url>', "also POST each event (same body and headers) to your app, and answer the sender with your app's status")
-    .option('--events <types>', 'only these event types (comma-separated); others are acknowledged and skipped')
+    .addOption(eventTypes('--events <types>', 'only these event types (comma-separated, see docs/events.md); others are acknowledged and skipped'))
     .option('--secret-file <file>', 'the endpoint secret to expect (else env NOTEVOX_WEBHOOK_SECRET)');
 
 export function registerWebhooks(program: Command<any, any, any>, r: Registry): void {
