@@ -1,3 +1,4 @@
+import type { Shape } from '../../contract/api.js';
 import type { DocumentFormat } from '../../contract/enums.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { LIMITS, PAGE_SIZES } from '../../contract/limits.js';
@@ -79,7 +80,7 @@ const paragraphs = (db: Db, guid: string) =>
   db.all<Record<string, unknown>>('SELECT * FROM paragraphs WHERE note_guid = ? AND locked = 0 ORDER BY position', [guid]).map((r) => decodeRow('paragraphs', r) as unknown as ParagraphRow);
 
 /** decisions.md §3.2: a locked paragraph shows no text and no speaker split. */
-function paragraphJson(r: ParagraphRow) {
+function paragraphJson(r: ParagraphRow): Shape<'paragraph'> {
   return {
     id: r.id,
     uuid: r.uuid,
@@ -148,8 +149,8 @@ export function summaryJson(s: SummaryRow, type = 'text/markdown') {
 }
 
 /** Changing a note (share links, documents) needs the UPDATE_CONTENT permission for user keys. */
-function requireEditable(ctx: HandlerContext, what: string): NoteRow {
-  const note = ctx.note!;
+function requireEditable(ctx: HandlerContext<'notes.shareLink.put' | 'notes.shareLink.delete' | 'notes.documents.generate'>, what: string): NoteRow {
+  const note = ctx.note;
   if (!noteEditable(ctx.rt.db, ctx.principal, note)) throw forbidden(`you may not ${what} on this note`, 'UPDATE_CONTENT permission on the note is required');
   return note;
 }
@@ -228,10 +229,10 @@ function instant(value: string | null | undefined, field: string): number | unde
 
 const DEGRADED_REASON = 'document index unavailable: primary documents were left out (sandbox fault injection)';
 
-function deepSearch(ctx: HandlerContext, workspaces?: string[]) {
+function deepSearch(ctx: HandlerContext<'notes.search' | 'notes.searchWorkspace'>, workspaces?: string[]) {
   const { rt, principal: p, body } = ctx;
   const size = searchSize(body.pagination);
-  const keyword: string = body.keyword.trim();
+  const keyword = body.keyword.trim();
   const from = instant(body.filter?.createdAtFrom, 'createdAtFrom');
   const to = instant(body.filter?.createdAtTo, 'createdAtTo');
   const folderId = body.filter?.folderId ?? undefined;
@@ -255,7 +256,7 @@ export const notesExtraHandlers = {
       keyOf: (r) => r.position,
       fetch: (after, limit) =>
         rt.db
-          .all<Record<string, unknown>>('SELECT * FROM paragraphs WHERE note_guid = ? AND position > ? ORDER BY position LIMIT ?', [note!.guid, Number.isFinite(after) ? after : -1, limit])
+          .all<Record<string, unknown>>('SELECT * FROM paragraphs WHERE note_guid = ? AND position > ? ORDER BY position LIMIT ?', [note.guid, Number.isFinite(after) ? after : -1, limit])
           .map((r) => decodeRow('paragraphs', r) as unknown as ParagraphRow),
     });
     return { content: page.rows.map(paragraphJson), nextCursor: page.nextCursor };
@@ -264,13 +265,13 @@ export const notesExtraHandlers = {
   /** The note's folder and the ancestors the caller can see, from the root down (a breadcrumb). */
   'notes.folders': ({ rt, note, principal: p }) => {
     const chain = [];
-    for (let f = note!.folder_id !== null ? getFolder(rt.db, note!.folder_id) : undefined; f; f = f.parent_id !== null ? getFolder(rt.db, f.parent_id) : undefined) chain.unshift(f);
+    for (let f = note.folder_id !== null ? getFolder(rt.db, note.folder_id) : undefined; f; f = f.parent_id !== null ? getFolder(rt.db, f.parent_id) : undefined) chain.unshift(f);
     // Unpaged, like every folder list: nextCursor is always null (decisions.md §1.1).
     return { content: chain.filter((f) => folderVisible(rt.db, p, f)).map((f) => folderJson(rt.db, f, p)), nextCursor: null };
   },
 
   'notes.shareLink.get': ({ rt, note }) => {
-    const link = getShareLink(rt.db, note!.guid);
+    const link = getShareLink(rt.db, note.guid);
     if (!link) throw notFound('share link');
     return shareLinkJson(link);
   },
@@ -311,19 +312,19 @@ export const notesExtraHandlers = {
   },
 
   'notes.documents.list': ({ rt, note }) => {
-    const all = documents(rt.db, note!.guid);
+    const all = documents(rt.db, note.guid);
     return { content: all.map(documentListJson), totalSize: all.length };
   },
 
   'notes.documents.get': ({ rt, note, params, query }) => {
-    const d = documents(rt.db, note!.guid).find((x) => x.id === params.documentId);
+    const d = documents(rt.db, note.guid).find((x) => x.id === params.documentId);
     if (!d) throw notFound('document');
     return documentJson(d, query.format ?? 'json');
   },
 
   'notes.documents.generate': (ctx) => {
     const { rt, principal: p, body } = ctx;
-    const note = isUserKey(p) ? requireEditable(ctx, 'generate documents') : ctx.note!;
+    const note = isUserKey(p) ? requireEditable(ctx, 'generate documents') : ctx.note;
     const template = getTemplate(rt.db, body.templateId);
     // decisions.md §5.3: a template id that does not exist is 404000; one the caller may not use, 403003.
     if (!template) throw notFound(`template ${body.templateId}`);
@@ -344,13 +345,13 @@ export const notesExtraHandlers = {
   },
 
   'notes.summaries.list': ({ rt, note }) => ({
-    content: summaries(rt.db, note!.guid).map((s) => ({ id: s.id, template: templateRef(s.template_id, s.template_title), locale: s.locale, createdAt: s.created_at })),
+    content: summaries(rt.db, note.guid).map((s) => ({ id: s.id, template: templateRef(s.template_id, s.template_title), locale: s.locale, createdAt: s.created_at })),
     // The spec shows only `content`; decisions.md §1.1 makes summary lists unpaged with nextCursor null.
     nextCursor: null,
   }),
 
   'notes.summaries.get': ({ rt, note, params, query }) => {
-    const s = summaries(rt.db, note!.guid, params.summaryId)[0];
+    const s = summaries(rt.db, note.guid, params.summaryId)[0];
     if (!s) throw notFound('summary');
     return summaryJson(s, query.format ?? 'text/markdown');
   },

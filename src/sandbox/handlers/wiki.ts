@@ -5,6 +5,7 @@ import { found, reachesWorkspace, visibility } from '../access.js';
 import { decodeRow, type Db } from '../db.js';
 import { ApiFailure, badRequest, decodeCursor, encodeCursor, keysetPage, notFound } from '../http.js';
 import type { WorkspaceRow } from '../serialize.js';
+import type { CanonicalEndpointId } from '../../contract/endpoints.js';
 import type { HandlerContext, HandlerMap, Principal } from '../types.js';
 
 /**
@@ -51,7 +52,7 @@ function wikiWorkspace(db: Db, p: Principal, guid: string): WorkspaceRow {
 }
 
 /** Everything a wiki handler needs: the checked workspace and the caller's visibility rules as SQL. */
-function wikiScope(ctx: HandlerContext) {
+function wikiScope(ctx: HandlerContext<Extract<CanonicalEndpointId, `wiki.${string}`>>) {
   const { rt, principal: p, params } = ctx;
   const ws = wikiWorkspace(rt.db, p, params.workspaceGuid);
   const v = visibility(p);
