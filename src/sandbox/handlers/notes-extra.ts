@@ -31,6 +31,10 @@ interface ParagraphRow {
   summary: { type: string; content: string } | null;
 }
 
+/** A paragraph as stored: `locked` is 0/1 and the JSON columns are text, until decodeRow maps them. */
+type StoredParagraph = Omit<ParagraphRow, 'locked' | 'diarized_segments' | 'summary'> & { locked: number; diarized_segments: string; summary: string | null };
+const decodeParagraph = (r: StoredParagraph): ParagraphRow => decodeRow('paragraphs', r);
+
 interface Section {
   type: string;
   content: string;
@@ -65,6 +69,7 @@ interface ShareLinkRow {
   note_guid: string;
   share_id: string;
   share_url: string;
+  password_salt: string | null;
   password_hash: string | null;
   created_at: string;
 }
@@ -77,7 +82,7 @@ export const SANDBOX_MARK = '> Sandbox output: drafted by the notevox sandbox fr
 
 /** The paragraphs of a note whose text the plan shows (locked ones are stored empty: nothing to search or draft from). */
 const paragraphs = (db: Db, guid: string) =>
-  db.all<Record<string, unknown>>('SELECT * FROM paragraphs WHERE note_guid = ? AND locked = 0 ORDER BY position', [guid]).map((r) => decodeRow('paragraphs', r) as unknown as ParagraphRow);
+  db.all<StoredParagraph>('SELECT * FROM paragraphs WHERE note_guid = ? AND locked = 0 ORDER BY position', [guid]).map(decodeParagraph);
 
 /** decisions.md §3.2: a locked paragraph shows no text and no speaker split. */
 function paragraphJson(r: ParagraphRow): Shape<'paragraph'> {
@@ -256,8 +261,8 @@ export const notesExtraHandlers = {
       keyOf: (r) => r.position,
       fetch: (after, limit) =>
         rt.db
-          .all<Record<string, unknown>>('SELECT * FROM paragraphs WHERE note_guid = ? AND position > ? ORDER BY position LIMIT ?', [note.guid, Number.isFinite(after) ? after : -1, limit])
-          .map((r) => decodeRow('paragraphs', r) as unknown as ParagraphRow),
+          .all<StoredParagraph>('SELECT * FROM paragraphs WHERE note_guid = ? AND position > ? ORDER BY position LIMIT ?', [note.guid, Number.isFinite(after) ? after : -1, limit])
+          .map(decodeParagraph),
     });
     return { content: page.rows.map(paragraphJson), nextCursor: page.nextCursor };
   },
@@ -283,13 +288,13 @@ export const notesExtraHandlers = {
    */
   'notes.shareLink.put': (ctx) => {
     const note = requireEditable(ctx, 'change the share link');
-    const existing = getShareLink(ctx.rt.db, note.guid) as (ShareLinkRow & { password_salt: string | null }) | undefined;
+    const existing = getShareLink(ctx.rt.db, note.guid);
     const wantsPassword = Boolean(ctx.body?.usePassword);
     const keepPassword = wantsPassword && existing?.password_hash != null;
     const password = wantsPassword && !keepPassword ? randomAlnum(SHARE_PASSWORD_LENGTH) : undefined;
     const salt = password !== undefined ? newSalt() : null;
     const shareId = existing?.share_id ?? randomAlnum(SHARE_ID_LENGTH);
-    const row: ShareLinkRow & { password_salt: string | null } = {
+    const row: ShareLinkRow = {
       note_guid: note.guid,
       share_id: shareId,
       share_url: existing?.share_url ?? `${WEB_APP_URL}/share/${shareId}`,

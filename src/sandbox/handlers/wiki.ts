@@ -75,7 +75,7 @@ const pageJson = (r: PageRead) => ({
   updatedAt: r.updated_at,
 });
 
-const decodePage = (r: PageRead) => decodeRow('wiki_pages', r) as PageRead;
+const decodePage = (r: PageRead): PageRead => decodeRow('wiki_pages', r);
 
 /**
  * How well a page matches a search text `q` (already trimmed and lower-cased): 0 = not at all; the name
