@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { ENTRIES } from './endpoint-schemas.js';
 import type * as schemas from './schemas.js';
-import type { EndpointId, EndpointOf, TargetOf } from './endpoints.js';
-import type { PathParamsOf } from './types.js';
+import type { AnyEndpoint, EndpointId, EndpointOf, TargetOf } from './endpoints.js';
+import type { ParamNames, PathParamsOf } from './types.js';
 
 /**
  * The request and response types of every endpoint, inferred from its zod schemas (endpoint-schemas.ts): nothing
@@ -27,8 +27,10 @@ export type PathOf<Id extends EndpointId> = PathParamsOf<EndpointOf<Id>['path']>
  */
 export type ParsedQueryOf<Id extends EndpointId> = Schema<Id, 'query'> extends infer S extends z.ZodType ? z.output<S> : Record<never, never>;
 export type ParsedBodyOf<Id extends EndpointId> = Schema<Id, 'body'> extends infer S extends z.ZodType ? z.output<S> : undefined;
+/** The path parameter names of every endpoint, read off the path templates once (not per use, as PathOf does). */
+type ParamNamesById = { [E in AnyEndpoint as E['id']]: ParamNames<E['path']> };
 /** Path parameters as a handler sees them (integer ones are numbers). */
-export type ParsedPathOf<Id extends EndpointId> = { [K in keyof PathOf<Id>]: K extends 'documentId' | 'summaryId' | 'templateId' | 'id' ? number : string };
+export type ParsedPathOf<Id extends EndpointId> = { [K in ParamNamesById[Id]]: K extends 'documentId' | 'summaryId' | 'templateId' | 'id' ? number : string };
 
 /** The resource shapes of schemas.ts by name (`note`, `folder`, …): what a sandbox serializer returns. */
 export type ShapeName = { [K in keyof typeof schemas]: (typeof schemas)[K] extends z.ZodType ? K : never }[keyof typeof schemas];

@@ -1,4 +1,4 @@
-import type { ParsedBodyOf, ParsedPathOf, ParsedQueryOf, PathOf, ResponseOf } from '../contract/api.js';
+import type { ParsedBodyOf, ParsedPathOf, ParsedQueryOf, ResponseOf } from '../contract/api.js';
 import type { CanonicalEndpointId } from '../contract/endpoints.js';
 import type { Endpoint, KeyType } from '../contract/types.js';
 import type { Db } from './db.js';
@@ -65,7 +65,7 @@ interface ContextOf<Id extends CanonicalEndpointId> {
   rt: SandboxRuntime;
   req: Request;
   /** For note sub-resources (a `{noteGuid}` path): the note, already checked to be visible to the caller. */
-  note: 'noteGuid' extends keyof PathOf<Id> ? NoteRow : undefined;
+  note: 'noteGuid' extends keyof ParsedPathOf<Id> ? NoteRow : undefined;
   /** Fault injection asked for a degraded answer (deep search). */
   degraded: boolean;
 }
