@@ -106,24 +106,24 @@ export function documents(db: Db, noteGuid: string): DocumentRow[] {
   return db.all<DocumentRow>(`${DOCUMENT_SELECT} WHERE d.note_guid = ? ORDER BY d.created_at DESC, d.id DESC`, [noteGuid]).map((r) => decodeRow('documents', r));
 }
 
-export function documentListJson(d: DocumentRow) {
+export function documentListJson(d: DocumentRow): Shape<'documentListItem'> {
   return { id: d.id, noteGuid: d.note_guid, template: { id: d.template_id, title: d.template_title }, locale: d.locale, createdAt: d.created_at, updatedAt: d.updated_at };
 }
 
 
 /** A section in the asked format: json keeps the stored type; markdown and html convert (decisions.md §5.4). */
-function sectionAs(s: Section, format: DocumentFormat) {
+function sectionAs(s: Section, format: DocumentFormat): Shape<'documentSection'> {
   const markdown = s.type === 'text/markdown';
   if (format === 'json') return { content: { type: s.type, content: s.content }, createdAt: s.createdAt };
   if (format === 'markdown') return { content: { type: 'text/markdown', content: s.content }, createdAt: s.createdAt };
   return { content: { type: 'text/html', content: markdown ? markdownToHtml(s.content) : plainToHtml(s.content) }, createdAt: s.createdAt };
 }
 
-function documentJson(d: DocumentRow, format: DocumentFormat = 'json') {
+function documentJson(d: DocumentRow, format: DocumentFormat = 'json'): Shape<'noteDocument'> {
   return { ...documentListJson(d), sections: d.sections.map((s) => sectionAs(s, format)) };
 }
 
-function shareLinkJson(r: ShareLinkRow) {
+function shareLinkJson(r: ShareLinkRow): Shape<'shareLink'> {
   return { shareId: r.share_id, noteGuid: r.note_guid, shareUrl: r.share_url, hasPassword: r.password_hash !== null, createdAt: r.created_at };
 }
 
@@ -141,7 +141,7 @@ export function summaries(db: Db, noteGuid: string, id?: number): SummaryRow[] {
 const templateRef = (id: number | null, title: string | null) => (id !== null ? { id, title: title ?? '' } : null);
 
 /** A summary in the asked format (text/markdown as stored, or text/plain). */
-export function summaryJson(s: SummaryRow, type = 'text/markdown') {
+export function summaryJson(s: SummaryRow, type = 'text/markdown'): Shape<'summary'> {
   return {
     id: s.id,
     noteGuid: s.note_guid,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Shape } from '../../contract/api.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { found, reachesWorkspace, visibility } from '../access.js';
@@ -65,7 +66,7 @@ function wikiScope(ctx: HandlerContext<Extract<CanonicalEndpointId, `wiki.${stri
 
 type PageRead = PageRow & { mention_count: number };
 
-const pageJson = (r: PageRead) => ({
+const pageJson = (r: PageRead): Shape<'wikiPage'> => ({
   guid: r.guid,
   canonicalName: r.canonical_name,
   pageType: r.page_type,
@@ -91,7 +92,7 @@ const MATCH_SCORE = `CASE
 const PAGE_ORDER = 'p.canonical_name COLLATE NOCASE, p.guid';
 const pagesCursor = (v: any) => typeof v?.n === 'string' && typeof v?.g === 'string';
 
-function mentionJson(m: MentionRow) {
+function mentionJson(m: MentionRow): Shape<'wikiMention'> {
   return {
     guid: m.guid,
     noteId: m.note_id,

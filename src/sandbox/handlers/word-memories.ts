@@ -1,3 +1,4 @@
+import type { Shape } from '../../contract/api.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { isUserKey, reachesWorkspace } from '../access.js';
 import { conflict, forbidden, keysetPage, notFound } from '../http.js';
@@ -29,7 +30,7 @@ interface WordMemoryRow {
 
 const COLUMNS = 'id, entry, sub_entry, created_at';
 
-const json = (r: WordMemoryRow) => ({ id: r.id, entry: r.entry, subEntry: r.sub_entry, createdAt: r.created_at });
+const json = (r: WordMemoryRow): Shape<'wordMemory'> => ({ id: r.id, entry: r.entry, subEntry: r.sub_entry, createdAt: r.created_at });
 
 /** The scope a route addresses for the caller; 404 for a workspace the key does not reach, 403003 for non-admin users on the organization. */
 function scopeOf(ctx: Pick<HandlerContext<WmId>, 'principal' | 'rt'> & { params: object }, kind: WordMemoryScopeKey): Scope {
