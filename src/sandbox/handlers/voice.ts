@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Hono } from 'hono';
+import type { CanonicalEndpointId } from '../../contract/endpoints.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';
 import { reachesWorkspace } from '../access.js';
 import { ApiFailure, badRequest, conflict, notFound } from '../http.js';
 import { newUuid } from '../ids.js';
-import type { CanonicalEndpointId } from '../../contract/endpoints.js';
 import type { HandlerContext, HandlerMap, Principal, SandboxRuntime } from '../types.js';
 import { getJob, jobJson, jobVisible, removeUpload, signedUploadUri, UPLOAD_ROUTE, type JobRow } from '../voice/jobs.js';
 import { receiveUpload } from '../voice/upload.js';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Shape } from '../../contract/api.js';
+import type { CanonicalEndpointId } from '../../contract/endpoints.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { found, reachesWorkspace, visibility } from '../access.js';
 import { decodeRow, type Db } from '../db.js';
 import { ApiFailure, badRequest, decodeCursor, encodeCursor, keysetPage, notFound } from '../http.js';
 import type { WorkspaceRow } from '../serialize.js';
-import type { CanonicalEndpointId } from '../../contract/endpoints.js';
 import type { HandlerContext, HandlerMap, Principal } from '../types.js';
 
 /**
