@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { ENTRIES } from './endpoint-schemas.js';
-import type { EndpointId, EndpointOf, TargetOf } from './endpoints.js';
-import type { PathParamsOf } from './types.js';
+import type * as schemas from './schemas.js';
+import type { AnyEndpoint, EndpointId, EndpointOf, TargetOf } from './endpoints.js';
+import type { ParamNames, PathParamsOf } from './types.js';
 
 /**
  * The request and response types of every endpoint, inferred from its zod schemas (endpoint-schemas.ts): nothing
@@ -20,11 +21,20 @@ export type BodyOf<Id extends EndpointId> = Schema<Id, 'body'> extends infer S e
 export type QueryOf<Id extends EndpointId> = Schema<Id, 'query'> extends infer S extends z.ZodType ? z.input<S> : undefined;
 /** The path parameters of an endpoint, read off its path template. */
 export type PathOf<Id extends EndpointId> = PathParamsOf<EndpointOf<Id>['path']>;
-/** The query and body a handler sees: after the schema's coercions and defaults. */
-export type ParsedQueryOf<Id extends EndpointId> = Schema<Id, 'query'> extends infer S extends z.ZodType ? z.output<S> : Record<string, string>;
+/**
+ * The query and body a handler sees: after the schema's coercions and defaults. An endpoint without a query schema
+ * declares no query field, so its handler reads none.
+ */
+export type ParsedQueryOf<Id extends EndpointId> = Schema<Id, 'query'> extends infer S extends z.ZodType ? z.output<S> : Record<never, never>;
 export type ParsedBodyOf<Id extends EndpointId> = Schema<Id, 'body'> extends infer S extends z.ZodType ? z.output<S> : undefined;
+/** The path parameter names of every endpoint, read off the path templates once (not per use, as PathOf does). */
+type ParamNamesById = { [E in AnyEndpoint as E['id']]: ParamNames<E['path']> };
 /** Path parameters as a handler sees them (integer ones are numbers). */
-export type ParsedPathOf<Id extends EndpointId> = { [K in keyof PathOf<Id>]: K extends 'documentId' | 'summaryId' | 'templateId' | 'id' ? number : string };
+export type ParsedPathOf<Id extends EndpointId> = { [K in ParamNamesById[Id]]: K extends 'documentId' | 'summaryId' | 'templateId' | 'id' ? number : string };
+
+/** The resource shapes of schemas.ts by name (`note`, `folder`, …): what a sandbox serializer returns. */
+export type ShapeName = { [K in keyof typeof schemas]: (typeof schemas)[K] extends z.ZodType ? K : never }[keyof typeof schemas];
+export type Shape<Name extends ShapeName> = z.output<(typeof schemas)[Name]>;
 
 /**
  * A shape read tolerantly (decisions.md: clients read what is there): every field, at every depth, may be missing.

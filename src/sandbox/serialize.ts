@@ -1,8 +1,21 @@
+import type { Shape } from '../contract/api.js';
+import { SOURCE_TYPES } from '../contract/enums.js';
+import { collaborator, folderMember } from '../contract/schemas.js';
 import type { Db } from './db.js';
 import { folderVisible, found, getFolder, type FolderRow, type NoteRead, type NoteRow, type Visibility } from './access.js';
 import type { Principal } from './types.js';
 
-/** Row → API shape conversions shared by the handlers. */
+/** Row → API shape conversions shared by the handlers: each returns the shape of schemas.ts that the answer declares. */
+
+/**
+ * A column's text as one of the contract's values for it. The database's CHECK constraints (schema.sql.ts) keep other
+ * values out, so one here is a sandbox bug: it fails the request (500) rather than answer outside the contract.
+ */
+export function oneOf<const V extends string>(values: readonly V[], value: string, column: string): V {
+  const known = (v: string): v is V => (values as readonly string[]).includes(v);
+  if (!known(value)) throw new Error(`${column} holds "${value}", which is not one of ${values.join(', ')}`);
+  return value;
+}
 
 export interface WorkspaceRow {
   guid: string;
@@ -16,7 +29,7 @@ export interface WorkspaceRow {
   used_minutes: number;
 }
 
-export function workspaceJson(w: WorkspaceRow) {
+export function workspaceJson(w: WorkspaceRow): Shape<'workspace'> {
   return {
     guid: w.guid,
     name: w.name,
@@ -32,7 +45,7 @@ export function workspaceJson(w: WorkspaceRow) {
 export const WEB_APP_URL = 'https://app.notevox.example';
 
 /** A note in the API's shape. A row read with NOTE_COLUMNS carries its participants and collaborators; for another, they are read here. */
-export function noteJson(db: Db, n: NoteRow | NoteRead) {
+export function noteJson(db: Db, n: NoteRow | NoteRead): Shape<'note'> {
   const read = 'participants_json' in n;
   const participants: Array<{ name: string; email: string | null }> = read
     ? JSON.parse(n.participants_json)
@@ -45,7 +58,7 @@ export function noteJson(db: Db, n: NoteRow | NoteRead) {
     title: n.title,
     createdAt: n.created_at,
     updatedAt: n.updated_at,
-    sourceType: n.source_type,
+    sourceType: oneOf(SOURCE_TYPES, n.source_type, 'notes.source_type'),
     recordingStartAt: n.recording_start_at,
     recordingEndAt: n.recording_end_at,
     recordingDurationSeconds: n.recording_duration_seconds,
@@ -53,7 +66,7 @@ export function noteJson(db: Db, n: NoteRow | NoteRead) {
     translateLocale: n.translate_locale,
     webUrl: `${WEB_APP_URL}/notes/${n.guid}`,
     // A user's seeded guid, else `user-<id>` (docs/sandbox-seed.md).
-    collaborators: collaborators.map((c) => ({ guid: c.guid ?? `user-${c.userId}`, name: c.name, email: c.email, role: c.role })),
+    collaborators: collaborators.map((c) => ({ guid: c.guid ?? `user-${c.userId}`, name: c.name, email: c.email, role: oneOf(collaborator.shape.role.options, c.role, 'note_collaborators.role') })),
     participants: participants.map((p) => ({ name: p.name, email: p.email })),
     workspaceGuid: n.workspace_guid,
   };
@@ -72,7 +85,7 @@ export function folderListColumns(v: Visibility): string {
 }
 
 /** The move/list shape; `parentId` is null when the parent is not visible to the caller. */
-export function folderJson(db: Db, f: FolderRow | FolderListRow, p: Principal) {
+export function folderJson(db: Db, f: FolderRow | FolderListRow, p: Principal): Shape<'folder'> {
   const listed = 'members_json' in f;
   let parentId: number | null;
   if (listed) parentId = f.visible_parent_id;
@@ -80,7 +93,7 @@ export function folderJson(db: Db, f: FolderRow | FolderListRow, p: Principal) {
     const parent = f.parent_id !== null ? getFolder(db, f.parent_id) : undefined;
     parentId = parent && folderVisible(db, p, parent) ? parent.id : null;
   }
-  const out: Record<string, unknown> = {
+  const out: Shape<'folder'> = {
     id: String(f.id),
     workspaceGuid: f.workspace_guid,
     title: f.title,
@@ -92,15 +105,17 @@ export function folderJson(db: Db, f: FolderRow | FolderListRow, p: Principal) {
     createdAt: f.created_at,
     updatedAt: f.updated_at,
   };
-  if (f.sharing_type === 'LIMITED')
-    out.members = listed
+  if (f.sharing_type === 'LIMITED') {
+    const members: Array<{ userId: number; role: string }> = listed
       ? JSON.parse(f.members_json)
       : db.all<{ user_id: number; role: string }>('SELECT user_id, role FROM folder_members WHERE folder_id = ? ORDER BY user_id', [f.id]).map((m) => ({ userId: m.user_id, role: m.role }));
+    out.members = members.map((m) => ({ userId: m.userId, role: oneOf(folderMember.shape.role.options, m.role, 'folder_members.role') }));
+  }
   return out;
 }
 
 /** The create shape of the spec. */
-export function folderCreatedJson(f: FolderRow) {
+export function folderCreatedJson(f: FolderRow): Shape<'folderCreated'> {
   return {
     id: String(f.id),
     title: f.title,

@@ -1,3 +1,4 @@
+import type { ParsedBodyOf, ParsedPathOf, ParsedQueryOf, ResponseOf } from '../contract/api.js';
 import type { CanonicalEndpointId } from '../contract/endpoints.js';
 import type { Endpoint, KeyType } from '../contract/types.js';
 import type { Db } from './db.js';
@@ -47,16 +48,24 @@ export interface SandboxRuntime {
   emit: Emit;
 }
 
-export interface HandlerContext {
+/**
+ * What the handler of endpoint `Id` is given, typed from the endpoint's request schemas (api.ts): `params` as the path
+ * template names them (integer ones are numbers), `query` and `body` as the schemas parse them. A field the endpoint
+ * does not declare does not type-check. For a union of ids (a helper shared by several endpoints) it is the union of
+ * their contexts, so only what they all have can be read without narrowing.
+ */
+export type HandlerContext<Id extends CanonicalEndpointId = CanonicalEndpointId> = Id extends CanonicalEndpointId ? ContextOf<Id> : never;
+
+interface ContextOf<Id extends CanonicalEndpointId> {
   endpoint: Endpoint;
   principal: Principal;
-  params: Record<string, any>;
-  query: Record<string, any>;
-  body: any;
+  params: ParsedPathOf<Id>;
+  query: ParsedQueryOf<Id>;
+  body: ParsedBodyOf<Id>;
   rt: SandboxRuntime;
   req: Request;
-  /** For note sub-resources: the note, already checked to be visible to the caller. */
-  note?: NoteRow;
+  /** For note sub-resources (a `{noteGuid}` path): the note, already checked to be visible to the caller. */
+  note: 'noteGuid' extends keyof ParsedPathOf<Id> ? NoteRow : undefined;
   /** Fault injection asked for a degraded answer (deep search). */
   degraded: boolean;
 }
@@ -67,20 +76,28 @@ export interface HandlerResult {
   headers?: Record<string, string>;
 }
 
+/** The body of endpoint `Id`'s success answer: its response schema's type, or nothing for one without (a 204). */
+export type SuccessBody<Id extends CanonicalEndpointId> = [ResponseOf<Id>] extends [null] ? undefined : ResponseOf<Id>;
+
+/** `reply(...)`: another status or headers, with the endpoint's own body or none (a 202, a redirect). */
+export interface Reply<B> extends HandlerResult {
+  readonly [REPLY]: true;
+  body?: B;
+}
+
 /**
- * What the handler of an endpoint answers: a body (sent with the endpoint's success status; the app checks it against
- * the response schema in tests), or `reply(...)` for another status, headers or body. `Id` names the endpoint; the
- * answer is not typed by ResponseOf<Id> yet, because the row serializers (serialize.ts) return wider types than the
- * schemas (string for enums, records for folders).
+ * What the handler of an endpoint answers: its success body (sent with the endpoint's success status), or
+ * `reply(...)` for another status or headers, carrying that body or none. A failure is thrown (ApiFailure, http.ts),
+ * which gives it the error envelope. A handler answering another shape does not type-check.
  */
-export type Answer<_Id extends CanonicalEndpointId> = unknown;
-export type Handler<Id extends CanonicalEndpointId = CanonicalEndpointId> = (ctx: HandlerContext) => Answer<Id> | Promise<Answer<Id>>;
+export type Answer<Id extends CanonicalEndpointId> = SuccessBody<Id> | Reply<SuccessBody<Id>>;
+export type Handler<Id extends CanonicalEndpointId = CanonicalEndpointId> = (ctx: HandlerContext<Id>) => Answer<Id> | Promise<Answer<Id>>;
 /** A handler for every endpoint of the contract (aliases are served by the handler of the endpoint they stand for). */
 export type Handlers = { [Id in CanonicalEndpointId]: Handler<Id> };
 
 /** Handlers return either a plain body (sent with the endpoint's success status) or `reply(...)`. */
 export const REPLY = Symbol('reply');
-export function reply(r: HandlerResult): HandlerResult & { [REPLY]: true } {
+export function reply<B = undefined>(r: { status?: number; headers?: Record<string, string>; body?: B }): Reply<B> {
   return { ...r, [REPLY]: true };
 }
 export function isReply(v: unknown): v is HandlerResult {

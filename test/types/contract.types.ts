@@ -5,9 +5,9 @@
 import { Command } from '@commander-js/extra-typings';
 import type { ApiClient } from '../../src/client/client.js';
 import type { Flags } from '../../src/commands/registry.js';
-import type { ItemOf, ResponseOf } from '../../src/contract/api.js';
+import type { ItemOf, ResponseOf, Shape } from '../../src/contract/api.js';
 import type { CanonicalEndpointId } from '../../src/contract/endpoints.js';
-import type { Handlers } from '../../src/sandbox/types.js';
+import { reply, type Handler, type Handlers } from '../../src/sandbox/types.js';
 import { HANDLERS } from '../../src/sandbox/handlers/index.js';
 
 declare const client: ApiClient;
@@ -46,6 +46,72 @@ export const incomplete: Handlers = missingOne;
 export const misspelt: Partial<Handlers> = { 'notes.gett': () => null };
 export const complete: Handlers = HANDLERS;
 export type Every = keyof Handlers extends CanonicalEndpointId ? true : never;
+
+// A handler answers its endpoint's response schema, or reply(...) with that body or none.
+const handler = <Id extends CanonicalEndpointId>(_id: Id, fn: Handler<Id>) => fn;
+declare const note: Shape<'note'>;
+declare const folder: Shape<'folder'>;
+declare const aString: string;
+declare const looseRecord: Record<string, unknown>;
+export const answers = [
+  handler('notes.get', () => note),
+  handler('folders.get', async () => folder),
+  handler('notes.get', () => reply({ status: 202, headers: { 'Retry-After': '1' }, body: note })),
+  handler('notes.get', () => reply({ status: 307, headers: { Location: '/v1/external/notes/x' } })),
+  handler('folders.delete', () => undefined),
+  // @ts-expect-error a shape missing required fields does not type-check
+  handler('folders.get', () => ({ id: '1', title: 'x' })),
+  // @ts-expect-error an enum field is the contract's values, not any string (the old serializers' `sourceType: string`)
+  handler('notes.get', () => ({ ...note, sourceType: aString })),
+  // @ts-expect-error a record is not a folder (the old folderJson's `Record<string, unknown>`)
+  handler('folders.get', () => looseRecord),
+  // @ts-expect-error another endpoint's answer does not type-check
+  handler('notes.get', () => folder),
+  // @ts-expect-error reply(...) carries the endpoint's own body, not another shape
+  handler('notes.get', () => reply({ status: 202, body: folder })),
+  // @ts-expect-error an endpoint that answers 204 answers no body
+  handler('folders.delete', () => ({ deleted: true })),
+];
+const { 'notes.get': _noteGet, ...others } = HANDLERS;
+const wrongShape = { ...others, 'notes.get': () => ({ guid: 'nt1' }) };
+// @ts-expect-error a handler map with one handler answering the wrong shape is not Handlers
+export const mistyped: Handlers = wrongShape;
+
+// A handler's context is typed from its endpoint's request schemas: what the endpoint does not declare does not type-check.
+export const context = [
+  handler('notes.documents.get', ({ params, query, note: n }) => {
+    const id: number = params.documentId;
+    const format: 'json' | 'markdown' | 'html' | undefined = query.format;
+    const guid: string = n.guid;
+    // @ts-expect-error notes.documents.get declares the query field `format`, not `cursor`
+    void query.cursor;
+    // @ts-expect-error the path of notes.documents.get has no folderId
+    void params.folderId;
+    void [id, format, guid];
+    return reply({ status: 404 });
+  }),
+  handler('notes.get', ({ query }) => {
+    // @ts-expect-error an endpoint without a query schema declares no query field
+    void query.keyword;
+    return note;
+  }),
+  handler('notes.list', ({ query, note: n }) => {
+    const size: number | undefined = query.size;
+    // @ts-expect-error notes.list takes `size`, not wiki's `limit`
+    void query.limit;
+    // @ts-expect-error only a note sub-resource (a {noteGuid} path) is given the note
+    void n.guid;
+    void size;
+    return { content: [note], nextCursor: null };
+  }),
+  handler('workspaces.rename', ({ body }) => {
+    const name: string = body.name;
+    // @ts-expect-error the rename body is `{name}`
+    void body.title;
+    void name;
+    return reply({ status: 204 });
+  }),
+];
 
 // A command's work gets the flags its options declare, typed; an option it did not declare does not type-check.
 export const list = () => new Command('list').option('--limit <n>', 'how many', (v: string) => Number(v)).option('--all', 'every page');

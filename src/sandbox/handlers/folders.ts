@@ -87,7 +87,7 @@ function membersOf(db: Db, folderId: number): Member[] {
 }
 
 /** The folders of a workspace the caller sees, with what their JSON needs, in one query. */
-function listFolders(ctx: HandlerContext, workspaceGuid: string) {
+function listFolders(ctx: HandlerContext<'folders.listTeam' | 'folders.listWorkspace'>, workspaceGuid: string) {
   const { db } = ctx.rt;
   const v = visibility(ctx.principal);
   const rows = db.all<FolderListRow>(`SELECT ${folderListColumns(v)} FROM folders f WHERE f.workspace_guid = $ws_list AND ${v.folder('f')} ORDER BY f.id`, {
@@ -106,7 +106,7 @@ function checkNewParent(db: Db, p: Principal, parentId: string, workspaceGuid: s
   return parent;
 }
 
-function createFolder(ctx: HandlerContext, workspaceGuid: string) {
+function createFolder(ctx: HandlerContext<'folders.createTeam' | 'folders.createWorkspace'>, workspaceGuid: string) {
   const { rt, principal: p, body } = ctx;
   const { db } = rt;
   const parent = body.parentId != null ? checkNewParent(db, p, body.parentId, workspaceGuid) : undefined;
@@ -139,7 +139,7 @@ export const folderHandlers = {
   'folders.update': (ctx) => {
     const { rt, principal: p, body } = ctx;
     const { db } = rt;
-    const fields = ['title', 'description', 'color', 'sharingType', 'members'].filter((k) => body?.[k] !== undefined);
+    const fields = (['title', 'description', 'color', 'sharingType', 'members'] as const).filter((k) => body?.[k] !== undefined);
     if (fields.length === 0) throw badRequest('nothing to change', 'body: send at least one of title, description, color, sharingType, members');
     const f = editableFolder(db, p, ctx.params.folderId);
     const sharingType: SharingType = body.sharingType ?? f.sharing_type;

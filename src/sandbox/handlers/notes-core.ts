@@ -113,10 +113,10 @@ function instantText(t: number): string {
 
 const notesCursor = (v: any) => typeof v?.c === 'string' && Number.isInteger(v?.i);
 
-function listNotes(ctx: HandlerContext, scope: NoteListScope) {
+function listNotes(ctx: HandlerContext<'notes.list' | 'notes.listWorkspace' | 'notes.listOrganization'>, scope: NoteListScope) {
   const { principal: p, rt, query } = ctx;
-  const size: number = query.size ?? PAGE_SIZES.notes.default;
-  const keyword = query.keyword !== undefined && query.keyword !== '' ? String(query.keyword) : undefined;
+  const size = query.size ?? PAGE_SIZES.notes.default;
+  const keyword = query.keyword !== undefined && query.keyword !== '' ? query.keyword : undefined;
   if (keyword !== undefined && !isUserKey(p))
     throw new ApiFailure(ERROR_CODES.KEYWORD_USER_KEY_ONLY, 'keyword filtering on note lists needs a user key', 'use deep search (POST .../notes/search) with a system key');
   if (keyword !== undefined) {
@@ -146,17 +146,19 @@ export const notesCoreHandlers = {
     return listNotes(ctx, { kind: 'organization' });
   },
 
-  'notes.get': (ctx) => noteJson(ctx.rt.db, ctx.note!),
+  'notes.get': (ctx) => noteJson(ctx.rt.db, ctx.note),
 
   // The app has checked updateMask (400001), the body (400000) and that the masked title is present (400002).
   'notes.update': (ctx) => {
     const { rt, note, body, principal } = ctx;
-    if (!noteEditable(rt.db, principal, note!)) throw forbidden('you may not change this note', 'UPDATE_CONTENT permission required');
+    if (!noteEditable(rt.db, principal, note)) throw forbidden('you may not change this note', 'UPDATE_CONTENT permission required');
+    const { title } = body;
+    if (title === undefined || title === null) throw new Error('notes.update reached its handler without a title (the app checks updateMask first)');
     const now = rt.clock.now().toISOString();
     rt.db.tx(() => {
-      rt.db.run('UPDATE notes SET title = ?, updated_at = ? WHERE guid = ?', [body.title, now, note!.guid]);
-      if (body.title !== note!.title) rt.emit('note.user_content.updated', { noteGuid: note!.guid });
+      rt.db.run('UPDATE notes SET title = ?, updated_at = ? WHERE guid = ?', [title, now, note.guid]);
+      if (title !== note.title) rt.emit('note.user_content.updated', { noteGuid: note.guid });
     });
-    return noteJson(rt.db, { ...note!, title: body.title, updated_at: now });
+    return noteJson(rt.db, { ...note, title, updated_at: now });
   },
 } satisfies HandlerMap;

@@ -1,3 +1,4 @@
+import type { Shape } from '../../contract/api.js';
 import type { DocumentFormat } from '../../contract/enums.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { LIMITS, PAGE_SIZES } from '../../contract/limits.js';
@@ -29,6 +30,10 @@ interface ParagraphRow {
   diarized_segments: Array<{ content: string; speaker: { label: string; personName: string | null } }>;
   summary: { type: string; content: string } | null;
 }
+
+/** A paragraph as stored: `locked` is 0/1 and the JSON columns are text, until decodeRow maps them. */
+type StoredParagraph = Omit<ParagraphRow, 'locked' | 'diarized_segments' | 'summary'> & { locked: number; diarized_segments: string; summary: string | null };
+const decodeParagraph = (r: StoredParagraph): ParagraphRow => decodeRow('paragraphs', r);
 
 interface Section {
   type: string;
@@ -64,6 +69,7 @@ interface ShareLinkRow {
   note_guid: string;
   share_id: string;
   share_url: string;
+  password_salt: string | null;
   password_hash: string | null;
   created_at: string;
 }
@@ -76,10 +82,10 @@ export const SANDBOX_MARK = '> Sandbox output: drafted by the notevox sandbox fr
 
 /** The paragraphs of a note whose text the plan shows (locked ones are stored empty: nothing to search or draft from). */
 const paragraphs = (db: Db, guid: string) =>
-  db.all<Record<string, unknown>>('SELECT * FROM paragraphs WHERE note_guid = ? AND locked = 0 ORDER BY position', [guid]).map((r) => decodeRow('paragraphs', r) as unknown as ParagraphRow);
+  db.all<StoredParagraph>('SELECT * FROM paragraphs WHERE note_guid = ? AND locked = 0 ORDER BY position', [guid]).map(decodeParagraph);
 
 /** decisions.md §3.2: a locked paragraph shows no text and no speaker split. */
-function paragraphJson(r: ParagraphRow) {
+function paragraphJson(r: ParagraphRow): Shape<'paragraph'> {
   return {
     id: r.id,
     uuid: r.uuid,
@@ -100,24 +106,24 @@ export function documents(db: Db, noteGuid: string): DocumentRow[] {
   return db.all<DocumentRow>(`${DOCUMENT_SELECT} WHERE d.note_guid = ? ORDER BY d.created_at DESC, d.id DESC`, [noteGuid]).map((r) => decodeRow('documents', r));
 }
 
-export function documentListJson(d: DocumentRow) {
+export function documentListJson(d: DocumentRow): Shape<'documentListItem'> {
   return { id: d.id, noteGuid: d.note_guid, template: { id: d.template_id, title: d.template_title }, locale: d.locale, createdAt: d.created_at, updatedAt: d.updated_at };
 }
 
 
 /** A section in the asked format: json keeps the stored type; markdown and html convert (decisions.md §5.4). */
-function sectionAs(s: Section, format: DocumentFormat) {
+function sectionAs(s: Section, format: DocumentFormat): Shape<'documentSection'> {
   const markdown = s.type === 'text/markdown';
   if (format === 'json') return { content: { type: s.type, content: s.content }, createdAt: s.createdAt };
   if (format === 'markdown') return { content: { type: 'text/markdown', content: s.content }, createdAt: s.createdAt };
   return { content: { type: 'text/html', content: markdown ? markdownToHtml(s.content) : plainToHtml(s.content) }, createdAt: s.createdAt };
 }
 
-function documentJson(d: DocumentRow, format: DocumentFormat = 'json') {
+function documentJson(d: DocumentRow, format: DocumentFormat = 'json'): Shape<'noteDocument'> {
   return { ...documentListJson(d), sections: d.sections.map((s) => sectionAs(s, format)) };
 }
 
-function shareLinkJson(r: ShareLinkRow) {
+function shareLinkJson(r: ShareLinkRow): Shape<'shareLink'> {
   return { shareId: r.share_id, noteGuid: r.note_guid, shareUrl: r.share_url, hasPassword: r.password_hash !== null, createdAt: r.created_at };
 }
 
@@ -135,7 +141,7 @@ export function summaries(db: Db, noteGuid: string, id?: number): SummaryRow[] {
 const templateRef = (id: number | null, title: string | null) => (id !== null ? { id, title: title ?? '' } : null);
 
 /** A summary in the asked format (text/markdown as stored, or text/plain). */
-export function summaryJson(s: SummaryRow, type = 'text/markdown') {
+export function summaryJson(s: SummaryRow, type = 'text/markdown'): Shape<'summary'> {
   return {
     id: s.id,
     noteGuid: s.note_guid,
@@ -148,8 +154,8 @@ export function summaryJson(s: SummaryRow, type = 'text/markdown') {
 }
 
 /** Changing a note (share links, documents) needs the UPDATE_CONTENT permission for user keys. */
-function requireEditable(ctx: HandlerContext, what: string): NoteRow {
-  const note = ctx.note!;
+function requireEditable(ctx: HandlerContext<'notes.shareLink.put' | 'notes.shareLink.delete' | 'notes.documents.generate'>, what: string): NoteRow {
+  const note = ctx.note;
   if (!noteEditable(ctx.rt.db, ctx.principal, note)) throw forbidden(`you may not ${what} on this note`, 'UPDATE_CONTENT permission on the note is required');
   return note;
 }
@@ -228,10 +234,10 @@ function instant(value: string | null | undefined, field: string): number | unde
 
 const DEGRADED_REASON = 'document index unavailable: primary documents were left out (sandbox fault injection)';
 
-function deepSearch(ctx: HandlerContext, workspaces?: string[]) {
+function deepSearch(ctx: HandlerContext<'notes.search' | 'notes.searchWorkspace'>, workspaces?: string[]) {
   const { rt, principal: p, body } = ctx;
   const size = searchSize(body.pagination);
-  const keyword: string = body.keyword.trim();
+  const keyword = body.keyword.trim();
   const from = instant(body.filter?.createdAtFrom, 'createdAtFrom');
   const to = instant(body.filter?.createdAtTo, 'createdAtTo');
   const folderId = body.filter?.folderId ?? undefined;
@@ -255,8 +261,8 @@ export const notesExtraHandlers = {
       keyOf: (r) => r.position,
       fetch: (after, limit) =>
         rt.db
-          .all<Record<string, unknown>>('SELECT * FROM paragraphs WHERE note_guid = ? AND position > ? ORDER BY position LIMIT ?', [note!.guid, Number.isFinite(after) ? after : -1, limit])
-          .map((r) => decodeRow('paragraphs', r) as unknown as ParagraphRow),
+          .all<StoredParagraph>('SELECT * FROM paragraphs WHERE note_guid = ? AND position > ? ORDER BY position LIMIT ?', [note.guid, Number.isFinite(after) ? after : -1, limit])
+          .map(decodeParagraph),
     });
     return { content: page.rows.map(paragraphJson), nextCursor: page.nextCursor };
   },
@@ -264,13 +270,13 @@ export const notesExtraHandlers = {
   /** The note's folder and the ancestors the caller can see, from the root down (a breadcrumb). */
   'notes.folders': ({ rt, note, principal: p }) => {
     const chain = [];
-    for (let f = note!.folder_id !== null ? getFolder(rt.db, note!.folder_id) : undefined; f; f = f.parent_id !== null ? getFolder(rt.db, f.parent_id) : undefined) chain.unshift(f);
+    for (let f = note.folder_id !== null ? getFolder(rt.db, note.folder_id) : undefined; f; f = f.parent_id !== null ? getFolder(rt.db, f.parent_id) : undefined) chain.unshift(f);
     // Unpaged, like every folder list: nextCursor is always null (decisions.md §1.1).
     return { content: chain.filter((f) => folderVisible(rt.db, p, f)).map((f) => folderJson(rt.db, f, p)), nextCursor: null };
   },
 
   'notes.shareLink.get': ({ rt, note }) => {
-    const link = getShareLink(rt.db, note!.guid);
+    const link = getShareLink(rt.db, note.guid);
     if (!link) throw notFound('share link');
     return shareLinkJson(link);
   },
@@ -282,13 +288,13 @@ export const notesExtraHandlers = {
    */
   'notes.shareLink.put': (ctx) => {
     const note = requireEditable(ctx, 'change the share link');
-    const existing = getShareLink(ctx.rt.db, note.guid) as (ShareLinkRow & { password_salt: string | null }) | undefined;
+    const existing = getShareLink(ctx.rt.db, note.guid);
     const wantsPassword = Boolean(ctx.body?.usePassword);
     const keepPassword = wantsPassword && existing?.password_hash != null;
     const password = wantsPassword && !keepPassword ? randomAlnum(SHARE_PASSWORD_LENGTH) : undefined;
     const salt = password !== undefined ? newSalt() : null;
     const shareId = existing?.share_id ?? randomAlnum(SHARE_ID_LENGTH);
-    const row: ShareLinkRow & { password_salt: string | null } = {
+    const row: ShareLinkRow = {
       note_guid: note.guid,
       share_id: shareId,
       share_url: existing?.share_url ?? `${WEB_APP_URL}/share/${shareId}`,
@@ -311,19 +317,19 @@ export const notesExtraHandlers = {
   },
 
   'notes.documents.list': ({ rt, note }) => {
-    const all = documents(rt.db, note!.guid);
+    const all = documents(rt.db, note.guid);
     return { content: all.map(documentListJson), totalSize: all.length };
   },
 
   'notes.documents.get': ({ rt, note, params, query }) => {
-    const d = documents(rt.db, note!.guid).find((x) => x.id === params.documentId);
+    const d = documents(rt.db, note.guid).find((x) => x.id === params.documentId);
     if (!d) throw notFound('document');
     return documentJson(d, query.format ?? 'json');
   },
 
   'notes.documents.generate': (ctx) => {
     const { rt, principal: p, body } = ctx;
-    const note = isUserKey(p) ? requireEditable(ctx, 'generate documents') : ctx.note!;
+    const note = isUserKey(p) ? requireEditable(ctx, 'generate documents') : ctx.note;
     const template = getTemplate(rt.db, body.templateId);
     // decisions.md §5.3: a template id that does not exist is 404000; one the caller may not use, 403003.
     if (!template) throw notFound(`template ${body.templateId}`);
@@ -344,13 +350,13 @@ export const notesExtraHandlers = {
   },
 
   'notes.summaries.list': ({ rt, note }) => ({
-    content: summaries(rt.db, note!.guid).map((s) => ({ id: s.id, template: templateRef(s.template_id, s.template_title), locale: s.locale, createdAt: s.created_at })),
+    content: summaries(rt.db, note.guid).map((s) => ({ id: s.id, template: templateRef(s.template_id, s.template_title), locale: s.locale, createdAt: s.created_at })),
     // The spec shows only `content`; decisions.md §1.1 makes summary lists unpaged with nextCursor null.
     nextCursor: null,
   }),
 
   'notes.summaries.get': ({ rt, note, params, query }) => {
-    const s = summaries(rt.db, note!.guid, params.summaryId)[0];
+    const s = summaries(rt.db, note.guid, params.summaryId)[0];
     if (!s) throw notFound('summary');
     return summaryJson(s, query.format ?? 'text/markdown');
   },

@@ -1,3 +1,4 @@
+import type { Shape } from '../../contract/api.js';
 import { isUserKey, reachableWorkspaces, reachesWorkspace } from '../access.js';
 import { decodeRow, type Db } from '../db.js';
 import { notFound } from '../http.js';
@@ -18,7 +19,7 @@ export interface TemplateRow {
   created_at: string;
 }
 
-export function templateJson(t: TemplateRow) {
+export function templateJson(t: TemplateRow): Shape<'template'> {
   return { id: t.id, title: t.title, description: t.description, ownerType: t.owner_type, sections: t.sections, createdAt: t.created_at };
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Hono } from 'hono';
+import type { CanonicalEndpointId } from '../../contract/endpoints.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';
 import { reachesWorkspace } from '../access.js';
@@ -12,12 +13,15 @@ import { cancelJob, settleOrphan, startWorker } from '../voice/worker.js';
 
 /** Voice file jobs (decisions.md §4): create, upload (signed URL), upload-complete, status, results, delete. */
 
+/** The endpoints of one job: `{jobId}` in the path. */
+type JobEndpointId = Exclude<Extract<CanonicalEndpointId, `voice.${string}`>, 'voice.create'>;
+
 function requireVoicePermission(p: Principal): void {
   if (!p.voicePermission) throw new ApiFailure(ERROR_CODES.VOICE_PERMISSION, 'this API key lacks the voice-file permission');
 }
 
 /** The workspace a new job goes to (§4.1): required for unbound keys, the bound one otherwise; reachable and enabled. */
-function jobWorkspace(ctx: HandlerContext, requested: string | null): string {
+function jobWorkspace(ctx: HandlerContext<'voice.create'>, requested: string | null): string {
   const p = ctx.principal;
   if (p.workspaceGuid === null && !requested)
     throw new ApiFailure(ERROR_CODES.WORKSPACE_REQUIRED, 'workspaceGuid is required for workspace-unbound API keys', 'workspaceGuid: pass the workspace to create the job in');
@@ -31,7 +35,7 @@ function jobWorkspace(ctx: HandlerContext, requested: string | null): string {
 }
 
 /** The job of the path, checked against the key (403013, then 404 for missing, deleted or out of reach). */
-function visibleJob(ctx: HandlerContext): JobRow {
+function visibleJob(ctx: HandlerContext<JobEndpointId>): JobRow {
   requireVoicePermission(ctx.principal);
   const job = getJob(ctx.rt.db, String(ctx.params.jobId));
   if (!job || !jobVisible(ctx.rt.db, ctx.principal, job)) throw notFound('voice file job');
@@ -47,10 +51,10 @@ function completed(job: JobRow): CompletedJob {
   return job as CompletedJob;
 }
 
-const completedJob = (ctx: HandlerContext) => completed(visibleJob(ctx));
+const completedJob = (ctx: HandlerContext<JobEndpointId>) => completed(visibleJob(ctx));
 
 /** A locale of the path must have the form ll_CC (decisions.md §1.6): 400 before the job is looked at. */
-function pathLocale(ctx: HandlerContext): string {
+function pathLocale(ctx: HandlerContext<'voice.translation' | 'voice.translationSummary'>): string {
   const locale = String(ctx.params.locale);
   if (!LIMITS.localePattern.test(locale)) throw badRequest('invalid path', `locale: "${locale}" is not a locale of the form ll_CC, e.g. ko_KR`);
   return locale;
@@ -67,7 +71,7 @@ function translationLocale(job: JobRow, locale: string): string {
 
 const summaryBody = (jobId: string, locale: string, content: string) => ({ jobId, locale, summary: { type: 'text/markdown', content } });
 
-function transcriptSummary(ctx: HandlerContext) {
+function transcriptSummary(ctx: HandlerContext<'voice.summary' | 'voice.transcriptSummary'>) {
   const job = completedJob(ctx);
   return summaryBody(job.id, job.transcript.locale, job.summary?.transcript ?? '');
 }
@@ -75,7 +79,7 @@ function transcriptSummary(ctx: HandlerContext) {
 export const voiceHandlers = {
   'voice.create': (ctx) => {
     requireVoicePermission(ctx.principal);
-    const body = ctx.body ?? {};
+    const body: NonNullable<typeof ctx.body> = ctx.body ?? {};
     const workspaceGuid = jobWorkspace(ctx, body.workspaceGuid ?? null);
     const id = newUuid();
     const now = ctx.rt.clock.now();

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { Shape } from '../../contract/api.js';
+import type { CanonicalEndpointId } from '../../contract/endpoints.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { found, reachesWorkspace, visibility } from '../access.js';
@@ -51,7 +53,7 @@ function wikiWorkspace(db: Db, p: Principal, guid: string): WorkspaceRow {
 }
 
 /** Everything a wiki handler needs: the checked workspace and the caller's visibility rules as SQL. */
-function wikiScope(ctx: HandlerContext) {
+function wikiScope(ctx: HandlerContext<Extract<CanonicalEndpointId, `wiki.${string}`>>) {
   const { rt, principal: p, params } = ctx;
   const ws = wikiWorkspace(rt.db, p, params.workspaceGuid);
   const v = visibility(p);
@@ -64,7 +66,7 @@ function wikiScope(ctx: HandlerContext) {
 
 type PageRead = PageRow & { mention_count: number };
 
-const pageJson = (r: PageRead) => ({
+const pageJson = (r: PageRead): Shape<'wikiPage'> => ({
   guid: r.guid,
   canonicalName: r.canonical_name,
   pageType: r.page_type,
@@ -74,7 +76,7 @@ const pageJson = (r: PageRead) => ({
   updatedAt: r.updated_at,
 });
 
-const decodePage = (r: PageRead) => decodeRow('wiki_pages', r) as PageRead;
+const decodePage = (r: PageRead): PageRead => decodeRow('wiki_pages', r);
 
 /**
  * How well a page matches a search text `q` (already trimmed and lower-cased): 0 = not at all; the name
@@ -90,7 +92,7 @@ const MATCH_SCORE = `CASE
 const PAGE_ORDER = 'p.canonical_name COLLATE NOCASE, p.guid';
 const pagesCursor = (v: any) => typeof v?.n === 'string' && typeof v?.g === 'string';
 
-function mentionJson(m: MentionRow) {
+function mentionJson(m: MentionRow): Shape<'wikiMention'> {
   return {
     guid: m.guid,
     noteId: m.note_id,

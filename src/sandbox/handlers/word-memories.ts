@@ -1,8 +1,9 @@
+import type { Shape } from '../../contract/api.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { isUserKey, reachesWorkspace } from '../access.js';
 import { conflict, forbidden, keysetPage, notFound } from '../http.js';
-import type { CanonicalEndpointId } from '../../contract/endpoints.js';
-import type { Handler, HandlerContext } from '../types.js';
+import { WM_OPS, type CanonicalEndpointId, type WordMemoryOp, type WordMemoryScopeKey } from '../../contract/endpoints.js';
+import type { Answer, Handler, HandlerContext } from '../types.js';
 
 /**
  * Word memories in the user, workspace and organization scopes (decisions.md §3.7). The pipeline has already
@@ -10,6 +11,9 @@ import type { Handler, HandlerContext } from '../types.js';
  * names the first bad item's index); this file resolves whose word memories a call addresses and changes them,
  * each request in one transaction.
  */
+
+/** The word-memory endpoints of an operation, in every scope (they share its schemas). */
+type WmId<Op extends WordMemoryOp = WordMemoryOp> = Extract<CanonicalEndpointId, `wm.${WordMemoryScopeKey}.${Op}`>;
 
 type ScopeType = 'user' | 'workspace' | 'organization';
 interface Scope {
@@ -26,16 +30,16 @@ interface WordMemoryRow {
 
 const COLUMNS = 'id, entry, sub_entry, created_at';
 
-const json = (r: WordMemoryRow) => ({ id: r.id, entry: r.entry, subEntry: r.sub_entry, createdAt: r.created_at });
+const json = (r: WordMemoryRow): Shape<'wordMemory'> => ({ id: r.id, entry: r.entry, subEntry: r.sub_entry, createdAt: r.created_at });
 
 /** The scope a route addresses for the caller; 404 for a workspace the key does not reach, 403003 for non-admin users on the organization. */
-function scopeOf(ctx: HandlerContext, kind: string): Scope {
+function scopeOf(ctx: Pick<HandlerContext<WmId>, 'principal' | 'rt'> & { params: object }, kind: WordMemoryScopeKey): Scope {
   const { principal: p, rt } = ctx;
   switch (kind) {
     case 'user':
       return { type: 'user', id: String(p.userId) };
     case 'workspace': {
-      const ws = String(ctx.params.workspaceGuid);
+      const ws = String('workspaceGuid' in ctx.params ? ctx.params.workspaceGuid : undefined);
       if (!reachesWorkspace(rt.db, p, ws)) throw notFound('workspace');
       return { type: 'workspace', id: ws };
     }
@@ -46,16 +50,14 @@ function scopeOf(ctx: HandlerContext, kind: string): Scope {
     case 'organization':
       if (isUserKey(p) && !p.orgAdmin) throw forbidden('organization admin permission required', 'the organization word memories need an organization admin or an organization key');
       return { type: 'organization', id: p.organizationId };
-    default:
-      throw new Error(`unknown word-memory scope ${kind}`);
   }
 }
 
-function findRow(ctx: HandlerContext, s: Scope, id: number): WordMemoryRow | undefined {
+function findRow(ctx: HandlerContext<WmId<'get'>>, s: Scope, id: number): WordMemoryRow | undefined {
   return ctx.rt.db.get<WordMemoryRow>(`SELECT ${COLUMNS} FROM word_memories WHERE scope_type = ? AND scope_id = ? AND id = ?`, [s.type, s.id, id]);
 }
 
-function list(ctx: HandlerContext, s: Scope) {
+function list(ctx: HandlerContext<WmId<'list'>>, s: Scope) {
   const page = keysetPage<WordMemoryRow>({
     cursor: ctx.query.cursor,
     size: ctx.query.size ?? PAGE_SIZES.wordMemories.default,
@@ -71,7 +73,7 @@ function list(ctx: HandlerContext, s: Scope) {
   return { content: page.rows.map(json), nextCursor: page.nextCursor };
 }
 
-function get(ctx: HandlerContext, s: Scope) {
+function get(ctx: HandlerContext<WmId<'get'>>, s: Scope) {
   const row = findRow(ctx, s, ctx.params.id);
   if (!row) throw notFound('word memory');
   return json(row);
@@ -87,8 +89,8 @@ const CREATE_SQL = `INSERT INTO word_memories (scope_type, scope_id, entry, sub_
   ON CONFLICT (scope_type, scope_id, entry) DO NOTHING
   RETURNING ${COLUMNS}`;
 
-function create(ctx: HandlerContext, s: Scope) {
-  const entries: Array<{ entry: string; subEntry?: string | null }> = ctx.body.entries;
+function create(ctx: HandlerContext<WmId<'create' | 'createBulk'>>, s: Scope) {
+  const entries = ctx.body.entries;
   const db = ctx.rt.db;
   const rows = db.tx(() =>
     db.all<WordMemoryRow>(CREATE_SQL, {
@@ -106,8 +108,8 @@ const UPDATE_SQL = `UPDATE word_memories SET entry = coalesce(?1, entry), sub_en
   WHERE scope_type = ?4 AND scope_id = ?5 AND id = ?6 RETURNING ${COLUMNS}`;
 
 /** `subEntry: null` clears it, an absent field is left alone; renaming onto another entry of the scope is 409 for the whole request. */
-function update(ctx: HandlerContext, s: Scope) {
-  const items: Array<{ id: number; entry?: string; subEntry?: string | null }> = ctx.body.entries;
+function update(ctx: HandlerContext<WmId<'update' | 'updateBulk'>>, s: Scope) {
+  const items = ctx.body.entries;
   const db = ctx.rt.db;
   return db.tx(() => {
     const updated = new Map<number, WordMemoryRow>();
@@ -131,7 +133,7 @@ function update(ctx: HandlerContext, s: Scope) {
 /** One statement for the whole request; ids not deleted (unknown, of another scope, repeated) are reported once, in order. */
 const DELETE_SQL = `DELETE FROM word_memories WHERE scope_type = $type AND scope_id = $id AND id IN (SELECT value FROM json_each($ids)) RETURNING id`;
 
-function remove(ctx: HandlerContext, s: Scope) {
+function remove(ctx: HandlerContext<WmId<'delete' | 'deleteBulk'>>, s: Scope) {
   const ids = [...new Set<number>(ctx.body.ids)];
   const db = ctx.rt.db;
   return db.tx(() => {
@@ -140,10 +142,29 @@ function remove(ctx: HandlerContext, s: Scope) {
   });
 }
 
-const OPS = { list, get, create, createBulk: create, update, updateBulk: update, delete: remove, deleteBulk: remove };
-const KINDS = ['user', 'workspace', 'workspaceMe', 'teamMe', 'organization'] as const;
+/** Each operation, answering what its endpoints' response schema says, whatever the scope. */
+const OPS: { [Op in WordMemoryOp]: (ctx: HandlerContext<WmId<Op>>, s: Scope) => Answer<WmId<Op>> } = {
+  list,
+  get,
+  create,
+  createBulk: create,
+  update,
+  updateBulk: update,
+  delete: remove,
+  deleteBulk: remove,
+};
+const KINDS = ['user', 'workspace', 'workspaceMe', 'teamMe', 'organization'] as const satisfies readonly WordMemoryScopeKey[];
 
-/** The handlers of every word-memory endpoint: each operation, in each of the five scopes. */
-export const wordMemoryHandlers = Object.fromEntries(
-  KINDS.flatMap((kind) => Object.entries(OPS).map(([op, fn]) => [`wm.${kind}.${op}`, (ctx: HandlerContext) => fn(ctx, scopeOf(ctx, kind))])),
-) as { [Id in Extract<CanonicalEndpointId, `wm.${string}`>]: Handler<Id> };
+/** The handler of one operation in one scope: the scope resolved for the caller, then the operation. */
+function scoped<Op extends WordMemoryOp>(op: Op, kind: WordMemoryScopeKey): Handler<WmId<Op>> {
+  const run = OPS[op];
+  return (ctx) => run(ctx, scopeOf(ctx, kind));
+}
+
+/**
+ * The handlers of every word-memory endpoint: each operation, in each of the five scopes. The map is built in a
+ * loop, so its keys are asserted: the handler under `wm.<kind>.<op>` is `scoped(op, kind)`, typed for `op` in every scope.
+ */
+export const wordMemoryHandlers = Object.fromEntries(KINDS.flatMap((kind) => WM_OPS.map((op) => [`wm.${kind}.${op}`, scoped(op, kind)]))) as {
+  [Id in WmId]: Handler<Id>;
+};

@@ -31,7 +31,7 @@ function freshGuid(db: Db): string {
 }
 
 /** Guard, change the workspace with `sql` (bound to `values` then the guid), answer its new state. */
-function update(ctx: HandlerContext, sql: string, values: unknown[]) {
+function update(ctx: HandlerContext<'workspaces.rename' | 'workspaces.quota'>, sql: string, values: unknown[]) {
   const { principal: p, rt, params } = ctx;
   requireOrgManager(p);
   const w = orgWorkspace(rt.db, p, params.workspaceGuid);
