@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, validRows, type CsvOptions } from '../../src/commands/wm/csv.js';
+import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, validRows, type BodyBatch, type CsvOptions } from '../../src/commands/wm/csv.js';
 import { UsageError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'notevox-wm-csv-'));
@@ -27,7 +27,23 @@ async function scan(content: string | Buffer, opts: CsvOptions = {}) {
   const fromSpool: Array<[string, string | null]> = [];
   for await (const items of validRows(file, opts, spooled)) for (const r of items) fromSpool.push([r.entry, r.subEntry]);
   expect(fromSpool).toEqual(rows.map(([, e, s]) => [e, s]));
+  // The request bodies, in batches of 3 (and of 1000 for large files), from the spool and from the CSV: the same
+  // text, each body valid JSON listing the batch's rows as the create request's items.
+  const items = rows.map(([, entry, subEntry]) => (subEntry === null ? { entry } : { entry, subEntry }));
+  for (const size of [3, 1000]) {
+    const bodies = await batchTexts(bodyBatches(file, opts, spooled, size));
+    expect(await batchTexts(bodyBatches(file, opts, check, size))).toEqual(bodies);
+    expect(bodies.map((b) => b.rows)).toEqual(Array.from({ length: Math.ceil(items.length / size) }, (_, i) => Math.min(size, items.length - i * size)));
+    expect(bodies.flatMap((b) => (JSON.parse(b.body!) as { entries: unknown[] }).entries)).toEqual(items);
+  }
   return { file, check, rejects, rows };
+}
+
+async function batchTexts(source: AsyncIterable<BodyBatch>): Promise<BodyBatch[]> {
+  const out: BodyBatch[] = [];
+  for await (const b of source) out.push(b);
+  expect(out.map((b) => b.index)).toEqual(out.map((_, i) => i));
+  return out;
 }
 
 describe('wm CSV reading', () => {
@@ -253,5 +269,29 @@ describe('wm CSV reading', () => {
     const rows: string[] = [];
     for await (const items of validRows(file, {}, check)) rows.push(...items.map((r) => r.entry));
     expect(rows).toEqual(['A', 'B']);
+  });
+
+  it('builds each batch body from the spool across its read chunks, leaving out the bodies of skipped batches', async () => {
+    // ~1.2 MB of spool: lines cross the 256 KiB reads, entries need JSON escapes, multi-byte UTF-8 is cut anywhere.
+    const entry = (i: number) => `t${i}"\\é€𝄞`;
+    const text = 'entry,subEntry\n' + Array.from({ length: 25_000 }, (_, i) => `"${entry(i).replace(/"/g, '""')}",${i % 2 ? `s${i}` : ''}`).join('\n') + '\n';
+    const file = join(dir, 'big.csv');
+    writeFileSync(file, text);
+    const check = await checkCsv(file, {}, () => {}, mkdtempSync(join(dir, 'spool-')));
+    expect(check.spool).toBeDefined();
+    const skip = (i: number) => i % 3 === 1;
+    const batches = await batchTexts(bodyBatches(file, {}, check, 1000, skip));
+    expect(batches).toHaveLength(25);
+    for (const b of batches) {
+      expect(b.rows).toBe(1000);
+      if (skip(b.index)) {
+        expect(b.body).toBeUndefined();
+        continue;
+      }
+      const got = (JSON.parse(b.body!) as { entries: Array<{ entry: string; subEntry?: string }> }).entries;
+      const first = b.index * 1000;
+      expect(got).toEqual(Array.from({ length: 1000 }, (_, k) => (((first + k) % 2) ? { entry: entry(first + k), subEntry: `s${first + k}` } : { entry: entry(first + k) })));
+    }
+    expect(await batchTexts(bodyBatches(file, {}, { duplicateHashes: check.duplicateHashes }, 1000, skip))).toEqual(batches);
   });
 });
