@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, validRows, type BodyBatch, type CsvOptions } from '../../src/commands/wm/csv.js';
+import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, scanCsv, validRows, type BodyBatch, type CsvItem, type CsvOptions, type ScanOptions } from '../../src/commands/wm/csv.js';
 import { UsageError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'notevox-wm-csv-'));
@@ -21,6 +21,8 @@ async function scan(content: string | Buffer, opts: CsvOptions = {}) {
   const check = await checkCsv(file, opts, (r) => rejects.push(`${r.line}: ${r.reason}`));
   const rows: Array<[number, string, string | null]> = [];
   for await (const items of validRows(file, opts, { duplicateHashes: check.duplicateHashes })) for (const r of items) rows.push([r.line!, r.entry, r.subEntry]);
+  // The fast lane reads every file as csv-parse alone does.
+  expect(await scanned(file, { ...opts, duplicateHashes: check.duplicateHashes })).toEqual(await scanned(file, { ...opts, duplicateHashes: check.duplicateHashes, fastLane: false }));
   const spoolDir = mkdtempSync(join(dir, 'spool-'));
   const spooled = await checkCsv(file, opts, () => {}, spoolDir);
   expect(spooled.spool).toBeDefined();
@@ -37,6 +39,13 @@ async function scan(content: string | Buffer, opts: CsvOptions = {}) {
     expect(bodies.flatMap((b) => (JSON.parse(b.body!) as { entries: unknown[] }).entries)).toEqual(items);
   }
   return { file, check, rejects, rows };
+}
+
+/** Every row scanCsv reads, rejects included. */
+async function scanned(file: string, opts: ScanOptions): Promise<CsvItem[]> {
+  const out: CsvItem[] = [];
+  for await (const chunk of scanCsv(file, opts)) out.push(...chunk);
+  return out;
 }
 
 async function batchTexts(source: AsyncIterable<BodyBatch>): Promise<BodyBatch[]> {
@@ -269,6 +278,42 @@ describe('wm CSV reading', () => {
     const rows: string[] = [];
     for await (const items of validRows(file, {}, check)) rows.push(...items.map((r) => r.entry));
     expect(rows).toEqual(['A', 'B']);
+  });
+
+  it('reads generated files with quotes, line ends, bad bytes and long lines through the fast lane as csv-parse alone does', async () => {
+    // A seeded generator (mulberry32): pieces that matter to CSV, in files small and larger than a read chunk.
+    let seed = 0x5eed;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pieces = ['a', 'Term', 'é', '€', '𝄞', ',', ',', '\n', '\n', '\r\n', '\r', '"', '""', '"q,"', ' ', '\t', '\u0000', 'entry', 'subEntry', '-', 'x'.repeat(70)];
+    const bad = [Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc3])];
+    for (let f = 0; f < 60; f++) {
+      const target = f % 10 === 9 ? 150_000 : 1 + Math.floor(random() * 400);
+      // Most files have no quote before their last part, so the fast lane hands over to csv-parse at many places.
+      const quoteFrom = random() < 0.5 ? target : Math.floor(random() * target);
+      const parts: Buffer[] = [];
+      let size = 0;
+      while (size < target) {
+        let piece: Buffer;
+        if (random() < 0.02) piece = bad[Math.floor(random() * bad.length)];
+        else if (random() < 0.4) piece = Buffer.from(`row${size},s${size}\n`);
+        else {
+          const p = pieces[Math.floor(random() * pieces.length)];
+          piece = Buffer.from(size < quoteFrom ? p.replace(/"/g, '') : p);
+        }
+        parts.push(piece);
+        size += piece.length;
+      }
+      const file = join(dir, `gen${f}.csv`);
+      writeFileSync(file, Buffer.concat(parts));
+      for (const opts of [{}, { columns: 'entry,-,subEntry' }] as ScanOptions[]) {
+        expect(await scanned(file, opts), `${file} ${JSON.stringify(opts)}`).toEqual(await scanned(file, { ...opts, fastLane: false }));
+      }
+    }
   });
 
   it('builds each batch body from the spool across its read chunks, leaving out the bodies of skipped batches', async () => {

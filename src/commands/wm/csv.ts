@@ -146,6 +146,13 @@ class LineIndex {
     return 0;
   }
 
+  /** `bytes` more bytes holding `lines` line ends, whose positions are not needed (read by the fast lane). */
+  skip(bytes: number, lines: number): void {
+    this.chunks = [];
+    this.total += bytes;
+    this.lines += lines;
+  }
+
   /** Chunks wholly before `x` are no longer needed. */
   forgetBefore(x: number): void {
     while (this.chunks.length > 1 && this.chunks[0].end < x) this.chunks.shift();
@@ -186,6 +193,8 @@ export interface ScanOptions extends CsvOptions {
   onBytes?: (chunk: Buffer) => void;
   /** Under --columns without --header, the first row reads `entry` in the entry column: a header taken for data. */
   onHeaderLike?: (line: number) => void;
+  /** false: every byte through csv-parse, no fast lane (tests compare the two). */
+  fastLane?: boolean;
 }
 
 /** The data rows of a CSV file in order, a chunk's worth at a time; rejects carry their reason. */
@@ -216,7 +225,7 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
       max_record_size: MAX_RECORD_BYTES,
       on_skip: (err: Error | undefined) => {
         const e = err as (Error & { code?: string }) | undefined;
-        const offset = parser!.info.bytes;
+        const offset = csvOffset();
         if (offset === lastErrorOffset || fatal) return; // several errors in one record: report the first
         lastErrorOffset = offset;
         const code = e?.code ?? '';
@@ -233,12 +242,17 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     if (typeof api?.parse !== 'function') throw new Error('csv-parse: the parser object has no api.parse (unsupported csv-parse version)');
   };
 
+  /** A record from csv-parse: its line from its end's byte offset in the file, less the line ends inside it. */
   const onRecord = (cells: string[]) => {
     if (fatal) return;
-    const end = parser!.info.bytes;
+    const end = csvOffset();
     const terminated = index.linesBefore(end) - index.linesBefore(end - 1) === 1;
     const line = index.linesBefore(end) - countNewlines(cells, eol === 13 ? '\r' : '\n') - (terminated ? 1 : 0) + 1;
     index.forgetBefore(end - 1);
+    record(cells, line);
+  };
+
+  const record = (cells: string[], line: number) => {
     if (cells.every((c) => c === '')) return; // an empty line
     if (!layout) {
       layout = headerLayout(cells);
@@ -286,10 +300,74 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     return item;
   };
 
-  const feed = (chunk: Buffer | undefined) => {
+  /**
+   * The fast lane: while no quote has been seen, a line is a record and its fields are the bytes between commas,
+   * as csv-parse would read them (a CR before the LF belongs to the line end; each field decoded as UTF-8 on its
+   * own), without csv-parse's per-character work. From the line holding the first quote on, or a line longer than
+   * a read chunk, every byte goes to csv-parse, started there as if the file began at that line (csvBase).
+   */
+  let fast = opts.fastLane !== false;
+  /** Bytes of a line the fast lane has not seen the end of yet. */
+  let carry: Buffer | undefined;
+  /** The lines and bytes the fast lane took: csv-parse's offsets count from there. */
+  let fastLines = 0;
+  let csvBase = 0;
+  const csvOffset = () => csvBase + parser!.info.bytes;
+
+  /**
+   * The complete lines of `buf[0, end)` (each ends in an eol byte), numbered from line `fastLines + 1`. Decoding
+   * them as one text is decoding each field alone: line ends and commas are ASCII, never part of a bad sequence.
+   */
+  const fastRecords = (buf: Buffer, end: number) => {
+    const lines = buf.toString('utf8', 0, end).split(eol === 13 ? '\r' : '\n');
+    lines.pop(); // after the last line end
+    for (const text of lines) {
+      if (fatal) return;
+      const line = eol === 10 && text.endsWith('\r') ? text.slice(0, -1) : text;
+      record(line.split(','), ++fastLines);
+    }
+  };
+
+  const csvFeed = (chunk: Buffer | undefined) => {
     if (chunk) index.add(chunk);
     const err = api!.parse(chunk, chunk === undefined, onRecord, () => {});
     if (err && err !== STOP) throw new UsageError(`cannot read ${file} as CSV: ${err.message}`);
+  };
+
+  /** Hand the rest of the file, from `buf`, to csv-parse. */
+  const toCsv = (buf: Buffer) => {
+    fast = false;
+    carry = undefined;
+    index.skip(csvBase, fastLines);
+    csvFeed(buf);
+  };
+
+  const feed = (chunk: Buffer | undefined) => {
+    if (!fast) return csvFeed(chunk);
+    if (chunk === undefined) {
+      // The last line has no line end: a record all the same, unless it holds a quote.
+      const last = carry;
+      carry = undefined;
+      if (!last?.length) return;
+      // csv-parse keeps a CR at the very end as text (it is no line end without its LF).
+      if (last.includes(34) || last[last.length - 1] === 13) {
+        toCsv(last);
+        return csvFeed(undefined);
+      }
+      const withEnd = Buffer.concat([last, Buffer.from([eol])]);
+      fastRecords(withEnd, withEnd.length);
+      return;
+    }
+    const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+    const quote = buf.indexOf(34);
+    // The complete lines before the first quote (if any) are the fast lane's.
+    const end = buf.lastIndexOf(eol, quote === -1 ? buf.length - 1 : quote) + 1;
+    if (end === 0 && (quote !== -1 || buf.length > CHUNK_BYTES)) return toCsv(buf);
+    fastRecords(buf, end);
+    csvBase += end;
+    if (fatal) return;
+    if (quote !== -1) return toCsv(buf.subarray(end));
+    carry = end < buf.length ? Buffer.from(buf.subarray(end)) : undefined;
   };
 
   let first = true;
@@ -454,29 +532,28 @@ async function* spooledBatches(path: string, size: number, skip: (index: number)
  */
 class RowSpool {
   private fd: number | undefined;
-  private readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
-  private used = 0;
+  /** Lines not written yet: one write of about CHUNK_BYTES at a time (a write per row costs more than the row). */
+  private pending = '';
   constructor(readonly path: string) {
     this.fd = openSync(path, 'wx', 0o600);
   }
   add(entry: string, subEntry: string | null): void {
     if (this.fd === undefined) return;
-    // Each text at most 63 characters without control characters: at most 2 × 4 × 126 + 40 bytes as JSON.
-    if (this.used > CHUNK_BYTES - 1100) this.flush();
-    this.used += this.buf.write(rowJson(entry, subEntry), this.used);
-    this.buf[this.used++] = 10;
+    this.pending += rowJson(entry, subEntry) + '\n';
+    if (this.pending.length >= CHUNK_BYTES) this.flush();
   }
   private flush(): void {
+    const bytes = Buffer.from(this.pending);
+    this.pending = '';
     try {
-      for (let at = 0; at < this.used; ) at += writeSync(this.fd!, this.buf, at, this.used - at);
+      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at, bytes.length - at);
     } catch {
       this.abandon();
     }
-    this.used = 0;
   }
   /** Close it; the path when it holds every row, else undefined (and no file). */
   finish(): string | undefined {
-    if (this.fd !== undefined && this.used) this.flush();
+    if (this.fd !== undefined && this.pending) this.flush();
     if (this.fd === undefined) return undefined;
     const fd = this.fd;
     this.fd = undefined;
@@ -491,6 +568,7 @@ class RowSpool {
   abandon(): void {
     const fd = this.fd;
     this.fd = undefined;
+    this.pending = '';
     try {
       if (fd !== undefined) closeSync(fd);
     } catch {}
