@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, scanCsv, validRows, type BodyBatch, type CsvItem, type CsvOptions, type ScanOptions } from '../../src/commands/wm/csv.js';
 import { UsageError } from '../../src/errors.js';
+import { LIMITS } from '../../src/contract/limits.js';
+import { textProblem } from '../../src/commands/wm/rules.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'notevox-wm-csv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -313,6 +315,18 @@ describe('wm CSV reading', () => {
       for (const opts of [{}, { columns: 'entry,-,subEntry' }] as ScanOptions[]) {
         expect(await scanned(file, opts), `${file} ${JSON.stringify(opts)}`).toEqual(await scanned(file, { ...opts, fastLane: false }));
       }
+    }
+  });
+
+  it('tells plain ASCII texts at the length limits and every ASCII character as the full rules do', () => {
+    const max = LIMITS.wordMemoryText.max;
+    expect(textProblem('entry', 'x'.repeat(max))).toBeUndefined();
+    expect(textProblem('entry', 'x'.repeat(max + 1))).toBe(`entry is ${max + 1} characters long (at most ${max})`);
+    expect(textProblem('entry', '')).toBe('entry is empty');
+    for (let c = 0; c < 128; c++) {
+      const problem = textProblem('entry', `a${String.fromCharCode(c)}b`);
+      if (c > 0x20 && c < 0x7f) expect(problem).toBeUndefined();
+      else expect(problem).toMatch(c === 0x20 || (c >= 9 && c <= 13) ? /contains whitespace/ : /contains the control character/);
     }
   });
 
