@@ -76,6 +76,11 @@ export interface ClientOptions {
   wire?: Transport;
 }
 
+/** A request body that is JSON text already (wm import's batches, built from bytes): sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export type QueryValue = string | number | boolean | undefined | null | string[];
 
 export interface RequestOptions {
@@ -364,7 +369,7 @@ export function createClient(opts: ClientOptions): ApiClient {
       method,
       url,
       headers: headersFor(req.headers, auth, json),
-      body: json ? JSON.stringify(req.body) : undefined,
+      body: json ? (req.body instanceof JsonText ? req.body.text : JSON.stringify(req.body)) : undefined,
       retryable,
       signal: req.signal,
       totalTimeout: true,

@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, validRows, type CsvOptions } from '../../src/commands/wm/csv.js';
+import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, scanCsv, validRows, type BodyBatch, type CsvItem, type CsvOptions, type ScanOptions } from '../../src/commands/wm/csv.js';
 import { UsageError } from '../../src/errors.js';
+import { LIMITS } from '../../src/contract/limits.js';
+import { textProblem } from '../../src/commands/wm/rules.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'notevox-wm-csv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,13 +23,38 @@ async function scan(content: string | Buffer, opts: CsvOptions = {}) {
   const check = await checkCsv(file, opts, (r) => rejects.push(`${r.line}: ${r.reason}`));
   const rows: Array<[number, string, string | null]> = [];
   for await (const items of validRows(file, opts, { duplicateHashes: check.duplicateHashes })) for (const r of items) rows.push([r.line!, r.entry, r.subEntry]);
+  // The fast lane reads every file as csv-parse alone does.
+  expect(await scanned(file, { ...opts, duplicateHashes: check.duplicateHashes })).toEqual(await scanned(file, { ...opts, duplicateHashes: check.duplicateHashes, fastLane: false }));
   const spoolDir = mkdtempSync(join(dir, 'spool-'));
   const spooled = await checkCsv(file, opts, () => {}, spoolDir);
   expect(spooled.spool).toBeDefined();
   const fromSpool: Array<[string, string | null]> = [];
   for await (const items of validRows(file, opts, spooled)) for (const r of items) fromSpool.push([r.entry, r.subEntry]);
   expect(fromSpool).toEqual(rows.map(([, e, s]) => [e, s]));
+  // The request bodies, in batches of 3 (and of 1000 for large files), from the spool and from the CSV: the same
+  // text, each body valid JSON listing the batch's rows as the create request's items.
+  const items = rows.map(([, entry, subEntry]) => (subEntry === null ? { entry } : { entry, subEntry }));
+  for (const size of [3, 1000]) {
+    const bodies = await batchTexts(bodyBatches(file, opts, spooled, size));
+    expect(await batchTexts(bodyBatches(file, opts, check, size))).toEqual(bodies);
+    expect(bodies.map((b) => b.rows)).toEqual(Array.from({ length: Math.ceil(items.length / size) }, (_, i) => Math.min(size, items.length - i * size)));
+    expect(bodies.flatMap((b) => (JSON.parse(b.body!) as { entries: unknown[] }).entries)).toEqual(items);
+  }
   return { file, check, rejects, rows };
+}
+
+/** Every row scanCsv reads, rejects included. */
+async function scanned(file: string, opts: ScanOptions): Promise<CsvItem[]> {
+  const out: CsvItem[] = [];
+  for await (const chunk of scanCsv(file, opts)) out.push(...chunk);
+  return out;
+}
+
+async function batchTexts(source: AsyncIterable<BodyBatch>): Promise<BodyBatch[]> {
+  const out: BodyBatch[] = [];
+  for await (const b of source) out.push(b);
+  expect(out.map((b) => b.index)).toEqual(out.map((_, i) => i));
+  return out;
 }
 
 describe('wm CSV reading', () => {
@@ -253,5 +280,77 @@ describe('wm CSV reading', () => {
     const rows: string[] = [];
     for await (const items of validRows(file, {}, check)) rows.push(...items.map((r) => r.entry));
     expect(rows).toEqual(['A', 'B']);
+  });
+
+  it('reads generated files with quotes, line ends, bad bytes and long lines through the fast lane as csv-parse alone does', async () => {
+    // A seeded generator (mulberry32): pieces that matter to CSV, in files small and larger than a read chunk.
+    let seed = 0x5eed;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pieces = ['a', 'Term', 'é', '€', '𝄞', ',', ',', '\n', '\n', '\r\n', '\r', '"', '""', '"q,"', ' ', '\t', '\u0000', 'entry', 'subEntry', '-', 'x'.repeat(70)];
+    const bad = [Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc3])];
+    for (let f = 0; f < 60; f++) {
+      const target = f % 10 === 9 ? 150_000 : 1 + Math.floor(random() * 400);
+      // Most files have no quote before their last part, so the fast lane hands over to csv-parse at many places.
+      const quoteFrom = random() < 0.5 ? target : Math.floor(random() * target);
+      const parts: Buffer[] = [];
+      let size = 0;
+      while (size < target) {
+        let piece: Buffer;
+        if (random() < 0.02) piece = bad[Math.floor(random() * bad.length)];
+        else if (random() < 0.4) piece = Buffer.from(`row${size},s${size}\n`);
+        else {
+          const p = pieces[Math.floor(random() * pieces.length)];
+          piece = Buffer.from(size < quoteFrom ? p.replace(/"/g, '') : p);
+        }
+        parts.push(piece);
+        size += piece.length;
+      }
+      const file = join(dir, `gen${f}.csv`);
+      writeFileSync(file, Buffer.concat(parts));
+      for (const opts of [{}, { columns: 'entry,-,subEntry' }] as ScanOptions[]) {
+        expect(await scanned(file, opts), `${file} ${JSON.stringify(opts)}`).toEqual(await scanned(file, { ...opts, fastLane: false }));
+      }
+    }
+  });
+
+  it('tells plain ASCII texts at the length limits and every ASCII character as the full rules do', () => {
+    const max = LIMITS.wordMemoryText.max;
+    expect(textProblem('entry', 'x'.repeat(max))).toBeUndefined();
+    expect(textProblem('entry', 'x'.repeat(max + 1))).toBe(`entry is ${max + 1} characters long (at most ${max})`);
+    expect(textProblem('entry', '')).toBe('entry is empty');
+    for (let c = 0; c < 128; c++) {
+      const problem = textProblem('entry', `a${String.fromCharCode(c)}b`);
+      if (c > 0x20 && c < 0x7f) expect(problem).toBeUndefined();
+      else expect(problem).toMatch(c === 0x20 || (c >= 9 && c <= 13) ? /contains whitespace/ : /contains the control character/);
+    }
+  });
+
+  it('builds each batch body from the spool across its read chunks, leaving out the bodies of skipped batches', async () => {
+    // ~1.2 MB of spool: lines cross the 256 KiB reads, entries need JSON escapes, multi-byte UTF-8 is cut anywhere.
+    const entry = (i: number) => `t${i}"\\é€𝄞`;
+    const text = 'entry,subEntry\n' + Array.from({ length: 25_000 }, (_, i) => `"${entry(i).replace(/"/g, '""')}",${i % 2 ? `s${i}` : ''}`).join('\n') + '\n';
+    const file = join(dir, 'big.csv');
+    writeFileSync(file, text);
+    const check = await checkCsv(file, {}, () => {}, mkdtempSync(join(dir, 'spool-')));
+    expect(check.spool).toBeDefined();
+    const skip = (i: number) => i % 3 === 1;
+    const batches = await batchTexts(bodyBatches(file, {}, check, 1000, skip));
+    expect(batches).toHaveLength(25);
+    for (const b of batches) {
+      expect(b.rows).toBe(1000);
+      if (skip(b.index)) {
+        expect(b.body).toBeUndefined();
+        continue;
+      }
+      const got = (JSON.parse(b.body!) as { entries: Array<{ entry: string; subEntry?: string }> }).entries;
+      const first = b.index * 1000;
+      expect(got).toEqual(Array.from({ length: 1000 }, (_, k) => (((first + k) % 2) ? { entry: entry(first + k), subEntry: `s${first + k}` } : { entry: entry(first + k) })));
+    }
+    expect(await batchTexts(bodyBatches(file, {}, { duplicateHashes: check.duplicateHashes }, 1000, skip))).toEqual(batches);
   });
 });

@@ -15,8 +15,9 @@ import { textProblem } from './rules.js';
  * closes or a file that is not CSV cannot take all the memory. Every row gets the physical line number where its
  * record starts, so problems are reported as `FILE:LINE: reason`.
  *
- * The check pass writes the valid rows to a spool file (`entry TAB subEntry` lines: valid entries hold no
- * whitespace), from which the send pass reads them back without parsing the CSV a second time.
+ * The check pass writes the rows to send to a spool file, one line each holding the row as the JSON item of a
+ * request (`{"entry":"…","subEntry":"…"}`: valid entries hold no line break), from which the send pass builds
+ * each batch's request body out of the bytes: the CSV is parsed once, and no object per row is made to send it.
  *
  * csv-parse is driven chunk by chunk through its parser object (`api.parse`), not as a stream: records, errors
  * of skipped records and the parser's byte offset then arrive synchronously and in file order, which is what
@@ -145,6 +146,13 @@ class LineIndex {
     return 0;
   }
 
+  /** `bytes` more bytes holding `lines` line ends, whose positions are not needed (read by the fast lane). */
+  skip(bytes: number, lines: number): void {
+    this.chunks = [];
+    this.total += bytes;
+    this.lines += lines;
+  }
+
   /** Chunks wholly before `x` are no longer needed. */
   forgetBefore(x: number): void {
     while (this.chunks.length > 1 && this.chunks[0].end < x) this.chunks.shift();
@@ -179,12 +187,14 @@ export interface ScanOptions extends CsvOptions {
   duplicateHashes?: ReadonlySet<number>;
   /** Every valid row's entry hash (the first pass collects them). */
   onEntryHash?: (hash: number) => void;
-  /** Every valid row (the first pass spools them for the send pass). */
+  /** Every valid row, duplicates left out as far as `duplicateHashes` tells them (the check spools them for the send pass). */
   onValidRow?: (entry: string, subEntry: string | null) => void;
   /** Every chunk of the file as read (for the content hash). */
   onBytes?: (chunk: Buffer) => void;
   /** Under --columns without --header, the first row reads `entry` in the entry column: a header taken for data. */
   onHeaderLike?: (line: number) => void;
+  /** false: every byte through csv-parse, no fast lane (tests compare the two). */
+  fastLane?: boolean;
 }
 
 /** The data rows of a CSV file in order, a chunk's worth at a time; rejects carry their reason. */
@@ -215,7 +225,7 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
       max_record_size: MAX_RECORD_BYTES,
       on_skip: (err: Error | undefined) => {
         const e = err as (Error & { code?: string }) | undefined;
-        const offset = parser!.info.bytes;
+        const offset = csvOffset();
         if (offset === lastErrorOffset || fatal) return; // several errors in one record: report the first
         lastErrorOffset = offset;
         const code = e?.code ?? '';
@@ -232,12 +242,17 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     if (typeof api?.parse !== 'function') throw new Error('csv-parse: the parser object has no api.parse (unsupported csv-parse version)');
   };
 
+  /** A record from csv-parse: its line from its end's byte offset in the file, less the line ends inside it. */
   const onRecord = (cells: string[]) => {
     if (fatal) return;
-    const end = parser!.info.bytes;
+    const end = csvOffset();
     const terminated = index.linesBefore(end) - index.linesBefore(end - 1) === 1;
     const line = index.linesBefore(end) - countNewlines(cells, eol === 13 ? '\r' : '\n') - (terminated ? 1 : 0) + 1;
     index.forgetBefore(end - 1);
+    record(cells, line);
+  };
+
+  const record = (cells: string[], line: number) => {
     if (cells.every((c) => c === '')) return; // an empty line
     if (!layout) {
       layout = headerLayout(cells);
@@ -276,19 +291,83 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     if (item.reason) return item;
     const h = entryHash(entry);
     opts.onEntryHash?.(h);
-    opts.onValidRow?.(entry, item.subEntry);
     if (opts.duplicateHashes?.has(h)) {
       const first = firstSeen.get(entry);
       if (first !== undefined) item.reason = `duplicate entry "${entry}" (first on line ${first})`;
       else firstSeen.set(entry, line);
     }
+    if (!item.reason) opts.onValidRow?.(entry, item.subEntry);
     return item;
   };
 
-  const feed = (chunk: Buffer | undefined) => {
+  /**
+   * The fast lane: while no quote has been seen, a line is a record and its fields are the bytes between commas,
+   * as csv-parse would read them (a CR before the LF belongs to the line end; each field decoded as UTF-8 on its
+   * own), without csv-parse's per-character work. From the line holding the first quote on, or a line longer than
+   * a read chunk, every byte goes to csv-parse, started there as if the file began at that line (csvBase).
+   */
+  let fast = opts.fastLane !== false;
+  /** Bytes of a line the fast lane has not seen the end of yet. */
+  let carry: Buffer | undefined;
+  /** The lines and bytes the fast lane took: csv-parse's offsets count from there. */
+  let fastLines = 0;
+  let csvBase = 0;
+  const csvOffset = () => csvBase + parser!.info.bytes;
+
+  /**
+   * The complete lines of `buf[0, end)` (each ends in an eol byte), numbered from line `fastLines + 1`. Decoding
+   * them as one text is decoding each field alone: line ends and commas are ASCII, never part of a bad sequence.
+   */
+  const fastRecords = (buf: Buffer, end: number) => {
+    const lines = buf.toString('utf8', 0, end).split(eol === 13 ? '\r' : '\n');
+    lines.pop(); // after the last line end
+    for (const text of lines) {
+      if (fatal) return;
+      const line = eol === 10 && text.endsWith('\r') ? text.slice(0, -1) : text;
+      record(line.split(','), ++fastLines);
+    }
+  };
+
+  const csvFeed = (chunk: Buffer | undefined) => {
     if (chunk) index.add(chunk);
     const err = api!.parse(chunk, chunk === undefined, onRecord, () => {});
     if (err && err !== STOP) throw new UsageError(`cannot read ${file} as CSV: ${err.message}`);
+  };
+
+  /** Hand the rest of the file, from `buf`, to csv-parse. */
+  const toCsv = (buf: Buffer) => {
+    fast = false;
+    carry = undefined;
+    index.skip(csvBase, fastLines);
+    csvFeed(buf);
+  };
+
+  const feed = (chunk: Buffer | undefined) => {
+    if (!fast) return csvFeed(chunk);
+    if (chunk === undefined) {
+      // The last line has no line end: a record all the same, unless it holds a quote.
+      const last = carry;
+      carry = undefined;
+      if (!last?.length) return;
+      // csv-parse keeps a CR at the very end as text (it is no line end without its LF).
+      if (last.includes(34) || last[last.length - 1] === 13) {
+        toCsv(last);
+        return csvFeed(undefined);
+      }
+      const withEnd = Buffer.concat([last, Buffer.from([eol])]);
+      fastRecords(withEnd, withEnd.length);
+      return;
+    }
+    const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+    const quote = buf.indexOf(34);
+    // The complete lines before the first quote (if any) are the fast lane's.
+    const end = buf.lastIndexOf(eol, quote === -1 ? buf.length - 1 : quote) + 1;
+    if (end === 0 && (quote !== -1 || buf.length > CHUNK_BYTES)) return toCsv(buf);
+    fastRecords(buf, end);
+    csvBase += end;
+    if (fatal) return;
+    if (quote !== -1) return toCsv(buf.subarray(end));
+    carry = end < buf.length ? Buffer.from(buf.subarray(end)) : undefined;
   };
 
   let first = true;
@@ -338,13 +417,18 @@ export interface ValidRow {
   line?: number;
 }
 
+/** A row as the JSON item of a create request: the spool's line, and what a batch body lists. */
+export function rowJson(entry: string, subEntry: string | null): string {
+  return subEntry === null ? `{"entry":${JSON.stringify(entry)}}` : `{"entry":${JSON.stringify(entry)},"subEntry":${JSON.stringify(subEntry)}}`;
+}
+
 /**
  * The valid rows only, in file order, after a check: from the check's spool when it has one (no second CSV parse),
  * else from the file again. Later copies of a duplicate entry are left out, as the check reported them.
  */
 export async function* validRows(file: string, opts: CsvOptions, check: Pick<CsvCheck, 'duplicateHashes' | 'spool'>): AsyncGenerator<ValidRow[]> {
   if (check.spool) {
-    yield* spooledRows(check.spool, check.duplicateHashes);
+    yield* spooledRows(check.spool);
     return;
   }
   for await (const items of scanCsv(file, { ...opts, duplicateHashes: check.duplicateHashes })) {
@@ -353,40 +437,123 @@ export async function* validRows(file: string, opts: CsvOptions, check: Pick<Csv
   }
 }
 
+/** A batch of a create request: its rows and the request body as JSON text (`{"entries":[…]}`). */
+export interface BodyBatch {
+  /** From 0, in file order. */
+  index: number;
+  rows: number;
+  /** Undefined for a batch `skip` left out. */
+  body?: string;
+}
+
+const BODY_HEAD = Buffer.from('{"entries":[');
+const BODY_TAIL = Buffer.from(']}');
+
 /**
- * The valid rows of the check pass, written as `entry TAB subEntry` lines (`entry` alone without a subEntry): valid
- * entries and subEntries hold no whitespace, so the format needs no quoting. Writing stops at the first failure
- * (a full temporary directory): the send pass then parses the CSV again.
+ * The rows to send in batches of `size`, each with its request body; the bodies of batches for which `skip` says so
+ * are not built. From the check's spool, a body is the bytes of its lines with the line ends turned into commas;
+ * without a spool, the rows are read from the CSV again and each is written as the spool would hold it.
+ */
+export async function* bodyBatches(file: string, opts: CsvOptions, check: Pick<CsvCheck, 'duplicateHashes' | 'spool'>, size: number, skip: (index: number) => boolean = () => false): AsyncGenerator<BodyBatch> {
+  if (check.spool) {
+    yield* spooledBatches(check.spool, size, skip);
+    return;
+  }
+  let index = 0;
+  let lines: string[] = [];
+  let rows = 0;
+  for await (const items of validRows(file, opts, check)) {
+    for (const r of items) {
+      if (!skip(index)) lines.push(rowJson(r.entry, r.subEntry));
+      if (++rows === size) {
+        yield { index, rows, body: skip(index) ? undefined : `{"entries":[${lines.join(',')}]}` };
+        index++;
+        rows = 0;
+        lines = [];
+      }
+    }
+  }
+  if (rows) yield { index, rows, body: skip(index) ? undefined : `{"entries":[${lines.join(',')}]}` };
+}
+
+/** The spool's lines in batches of `size`: each body is made from the lines' bytes, without a string per row. */
+async function* spooledBatches(path: string, size: number, skip: (index: number) => boolean): AsyncGenerator<BodyBatch> {
+  let index = 0;
+  let rows = 0;
+  let parts: Buffer[] = [];
+  const body = () => {
+    const length = parts.reduce((n, p) => n + p.length, 0);
+    // The lines end in \n: the last one's becomes the `]`, the others' the commas between items.
+    const out = Buffer.allocUnsafe(BODY_HEAD.length + length + BODY_TAIL.length - 1);
+    let at = BODY_HEAD.copy(out, 0);
+    for (const p of parts) at += p.copy(out, at);
+    for (let i = out.indexOf(10, BODY_HEAD.length); i !== -1 && i < at - 1; i = out.indexOf(10, i + 1)) out[i] = 44;
+    BODY_TAIL.copy(out, at - 1);
+    return out.toString('utf8');
+  };
+  const emit = (): BodyBatch => {
+    const b = { index, rows, body: skip(index) ? undefined : body() };
+    index++;
+    rows = 0;
+    parts = [];
+    return b;
+  };
+  for await (const raw of createReadStream(path, { highWaterMark: 4 * CHUNK_BYTES })) {
+    const chunk = raw as Buffer;
+    let from = 0;
+    for (;;) {
+      // The end of this batch's last line in this chunk, if the chunk has it.
+      let end = from;
+      while (rows < size) {
+        const nl = chunk.indexOf(10, end);
+        if (nl === -1) break;
+        end = nl + 1;
+        rows++;
+      }
+      if (rows < size) {
+        if (end < chunk.length) {
+          // An incomplete line: kept for the next chunk (lines are counted at their end).
+          parts.push(chunk.subarray(from));
+        } else if (end > from) parts.push(chunk.subarray(from, end));
+        break;
+      }
+      parts.push(chunk.subarray(from, end));
+      yield emit();
+      from = end;
+      if (from === chunk.length) break;
+    }
+  }
+  if (rows) yield emit();
+}
+
+/**
+ * The rows to send, as `{"entry":…,"subEntry":…}` lines (rowJson): written by the check pass, read by the send pass.
+ * Writing stops at the first failure (a full temporary directory): the send pass then parses the CSV again.
  */
 class RowSpool {
   private fd: number | undefined;
-  private readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
-  private used = 0;
+  /** Lines not written yet: one write of about CHUNK_BYTES at a time (a write per row costs more than the row). */
+  private pending = '';
   constructor(readonly path: string) {
     this.fd = openSync(path, 'wx', 0o600);
   }
   add(entry: string, subEntry: string | null): void {
     if (this.fd === undefined) return;
-    // At most 63 characters each, so at most 4 × 127 + 2 bytes: flush when that might not fit.
-    if (this.used > CHUNK_BYTES - 512) this.flush();
-    this.used += this.buf.write(entry, this.used);
-    if (subEntry !== null) {
-      this.buf[this.used++] = 9;
-      this.used += this.buf.write(subEntry, this.used);
-    }
-    this.buf[this.used++] = 10;
+    this.pending += rowJson(entry, subEntry) + '\n';
+    if (this.pending.length >= CHUNK_BYTES) this.flush();
   }
   private flush(): void {
+    const bytes = Buffer.from(this.pending);
+    this.pending = '';
     try {
-      for (let at = 0; at < this.used; ) at += writeSync(this.fd!, this.buf, at, this.used - at);
+      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at, bytes.length - at);
     } catch {
       this.abandon();
     }
-    this.used = 0;
   }
   /** Close it; the path when it holds every row, else undefined (and no file). */
   finish(): string | undefined {
-    if (this.fd !== undefined && this.used) this.flush();
+    if (this.fd !== undefined && this.pending) this.flush();
     if (this.fd === undefined) return undefined;
     const fd = this.fd;
     this.fd = undefined;
@@ -401,6 +568,7 @@ class RowSpool {
   abandon(): void {
     const fd = this.fd;
     this.fd = undefined;
+    this.pending = '';
     try {
       if (fd !== undefined) closeSync(fd);
     } catch {}
@@ -408,9 +576,8 @@ class RowSpool {
   }
 }
 
-async function* spooledRows(path: string, duplicateHashes: ReadonlySet<number>): AsyncGenerator<ValidRow[]> {
+async function* spooledRows(path: string): AsyncGenerator<ValidRow[]> {
   const decoder = new StringDecoder('utf8');
-  const seen = new Set<string>();
   let rest = '';
   for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES })) {
     const text = rest + decoder.write(chunk as Buffer);
@@ -418,13 +585,8 @@ async function* spooledRows(path: string, duplicateHashes: ReadonlySet<number>):
     rest = lines.pop()!;
     const rows: ValidRow[] = [];
     for (const line of lines) {
-      const tab = line.indexOf('\t');
-      const entry = tab < 0 ? line : line.slice(0, tab);
-      if (duplicateHashes.size && duplicateHashes.has(entryHash(entry))) {
-        if (seen.has(entry)) continue;
-        seen.add(entry);
-      }
-      rows.push({ entry, subEntry: tab < 0 ? null : line.slice(tab + 1) });
+      const r = JSON.parse(line) as { entry: string; subEntry?: string };
+      rows.push({ entry: r.entry, subEntry: r.subEntry ?? null });
     }
     if (rows.length) yield rows;
   }
@@ -444,7 +606,7 @@ export interface CsvCheck {
   duplicateHashes: ReadonlySet<number>;
   /** The line of a first row that looks like a header but is read as data (--columns without --header). */
   headerLike?: number;
-  /** The check pass's valid rows (RowSpool), for the send pass; absent when they could not be written. */
+  /** The rows to send (RowSpool), for the send pass; absent when they could not be written. */
   spool?: string;
 }
 
@@ -456,30 +618,46 @@ function repeated(hashes: Float64Array): Set<number> {
   return out;
 }
 
+/** A spool in `dir`, or undefined when it cannot be made (the send pass then reads the CSV again). */
+function openSpool(dir: string | undefined, name: string): RowSpool | undefined {
+  try {
+    return dir ? new RowSpool(join(dir, name)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The validation pass: counts, the content hash and the duplicate candidates, and (given `spoolDir`) the valid rows
- * spooled for the send pass; when anything is wrong, a second pass hands every rejected row to `onReject` in file
- * order.
+ * The validation pass: counts, the content hash and the duplicate candidates, and (given `spoolDir`) the rows to
+ * send spooled for the send pass; when anything is wrong, a second pass hands every rejected row to `onReject` in
+ * file order (and, when entries repeat, spools the rows again without the later copies).
  */
 export async function checkCsv(file: string, opts: CsvOptions, onReject: (item: CsvItem) => void, spoolDir?: string): Promise<CsvCheck> {
   const st = await stat(file);
-  let spool: RowSpool | undefined;
+  const spools: RowSpool[] = [];
+  const spool = (name: string) => {
+    const s = openSpool(spoolDir, name);
+    if (s) spools.push(s);
+    return s;
+  };
   try {
-    if (spoolDir) spool = new RowSpool(join(spoolDir, 'valid-rows.tsv'));
-  } catch {
-    // no spool: the send pass reads the CSV again
-  }
-  try {
-    const check = await checkPasses(file, opts, onReject, st, spool);
-    const spooled = spool?.finish();
+    const { check, spool: last } = await checkPasses(file, opts, onReject, st, spool);
+    for (const s of spools) if (s !== last) s.abandon();
+    const spooled = last?.finish();
     return spooled ? { ...check, spool: spooled } : check;
   } catch (e) {
-    spool?.abandon();
+    for (const s of spools) s.abandon();
     throw e;
   }
 }
 
-async function checkPasses(file: string, opts: CsvOptions, onReject: (item: CsvItem) => void, st: { size: number; mtimeMs: number }, spool: RowSpool | undefined): Promise<CsvCheck> {
+async function checkPasses(
+  file: string,
+  opts: CsvOptions,
+  onReject: (item: CsvItem) => void,
+  st: { size: number; mtimeMs: number },
+  spool: (name: string) => RowSpool | undefined,
+): Promise<{ check: CsvCheck; spool: RowSpool | undefined }> {
   const sha = createHash('sha256');
   let hashes = new Float64Array(1 << 16);
   let n = 0;
@@ -487,11 +665,12 @@ async function checkPasses(file: string, opts: CsvOptions, onReject: (item: CsvI
   let rejected = 0;
   let fatal = false;
   let headerLike: number | undefined;
+  let spooled = spool('rows.jsonl');
   const pass1: ScanOptions = {
     ...opts,
     onHeaderLike: (line) => (headerLike = line),
     onBytes: (b) => sha.update(b),
-    onValidRow: spool ? (entry, sub) => spool.add(entry, sub) : undefined,
+    onValidRow: spooled ? (entry, sub) => spooled!.add(entry, sub) : undefined,
     onEntryHash: (h) => {
       if (n === hashes.length) {
         const bigger = new Float64Array(hashes.length * 2);
@@ -506,10 +685,14 @@ async function checkPasses(file: string, opts: CsvOptions, onReject: (item: CsvI
     for (const i of items) if (i.reason) rejected++;
   }
   const duplicateHashes = repeated(hashes.subarray(0, n));
+  hashes = new Float64Array(0);
   if (rejected > 0 || duplicateHashes.size > 0) {
     rows = 0;
     rejected = 0;
-    for await (const items of scanCsv(file, { ...opts, duplicateHashes })) {
+    // The first pass spooled every copy of a repeated entry: this pass spools the rows again, first copies only.
+    if (duplicateHashes.size > 0 && spooled) spooled = spool('rows-unique.jsonl');
+    const to = spooled;
+    for await (const items of scanCsv(file, { ...opts, duplicateHashes, onValidRow: to && duplicateHashes.size > 0 ? (e, s) => to.add(e, s) : undefined })) {
       rows += items.length;
       for (const i of items) {
         if (!i.reason) continue;
@@ -519,5 +702,6 @@ async function checkPasses(file: string, opts: CsvOptions, onReject: (item: CsvI
       }
     }
   }
-  return { rows, valid: rows - rejected, rejected, fatal, sha256: sha.digest('hex'), size: st.size, mtimeMs: st.mtimeMs, duplicateHashes, ...(headerLike !== undefined ? { headerLike } : {}) };
+  const check = { rows, valid: rows - rejected, rejected, fatal, sha256: sha.digest('hex'), size: st.size, mtimeMs: st.mtimeMs, duplicateHashes, ...(headerLike !== undefined ? { headerLike } : {}) };
+  return { check, spool: spooled };
 }

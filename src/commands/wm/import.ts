@@ -3,7 +3,9 @@ import { describeFsError } from '../../io/fs-errors.js';
 import type { Column } from '../../io/render.js';
 import { printObject } from '../list.js';
 import type { Context } from '../types.js';
-import { validRows, type CsvCheck, type CsvOptions } from './csv.js';
+import { JsonText } from '../../client/client.js';
+import type { BodyOf } from '../../contract/api.js';
+import { bodyBatches, type CsvCheck, type CsvOptions } from './csv.js';
 import { assertUnchanged, openSource, validateSource } from './input.js';
 import { Journal, type JournalKey } from './journal.js';
 import { Pacer, waitsShown } from './pacer.js';
@@ -16,39 +18,8 @@ import { resolveTarget, wmRequest, type Target } from './target.js';
 
 export type ImportFlags = Flags<typeof cmd.importCsv>;
 
-/**
- * A batch waiting to be sent: entry and subEntry strings side by side (subEntry '' for none); the request's objects
- * are built when it is sent.
- */
-interface Batch {
-  index: number;
-  rows: number;
-  texts: string[];
-}
-
-function requestBody(b: Batch) {
-  const entries = new Array<{ entry: string; subEntry?: string }>(b.rows);
-  for (let i = 0; i < b.rows; i++) {
-    const entry = b.texts[2 * i];
-    const subEntry = b.texts[2 * i + 1];
-    entries[i] = subEntry ? { entry, subEntry } : { entry };
-  }
-  return { entries };
-}
-
-/** The valid rows in batches of `size`, numbered from 0; batches for which `skip` says so are counted but not built. */
-async function* batchesOf(path: string, opts: CsvOptions, check: CsvCheck, size: number, skip: (index: number) => boolean): AsyncGenerator<Batch> {
-  let batch: Batch = { index: 0, rows: 0, texts: [] };
-  for await (const items of validRows(path, opts, check)) {
-    for (const r of items) {
-      if (!skip(batch.index)) batch.texts.push(r.entry, r.subEntry ?? '');
-      if (++batch.rows === size) {
-        if (batch.texts.length) yield batch;
-        batch = { index: batch.index + 1, rows: 0, texts: [] };
-      }
-    }
-  }
-  if (batch.texts.length) yield batch;
+async function* filter<T>(source: AsyncIterable<T>, keep: (item: T) => boolean): AsyncGenerator<T> {
+  for await (const item of source) if (keep(item)) yield item;
 }
 
 const rowsInBatch = (index: number, valid: number, size: number) => Math.max(0, Math.min(size, valid - index * size));
@@ -117,11 +88,15 @@ async function sendAll(ctx: Context, { target, path, opts, check, journal, batch
   let created = 0;
   let present = 0;
   try {
-    const result = await runBatches(batchesOf(path, opts, check, batchSize, (i) => done.has(i)), {
+    // Only the batches not done yet: a batch whose body was left out is confirmed already.
+    const batches = filter(bodyBatches(path, opts, check, batchSize, (i) => done.has(i)), (b) => b.body !== undefined);
+    const result = await runBatches(batches, {
       pacer: waitsShown(new Pacer(), progress),
       concurrency,
       signal: ctx.signal,
-      send: (b) => client.call(...wmRequest(target, 'create', { body: requestBody(b), signal: ctx.signal })),
+      // The body is the request's JSON text already, made from the spool's bytes (the client sends a JsonText as it
+      // is); through `call`, so that the answer is checked against the contract like every write's.
+      send: (b) => client.call(...wmRequest(target, 'create', { body: new JsonText(b.body!) as unknown as BodyOf<'wm.user.create'>, signal: ctx.signal })),
       done: (b, res) => {
         // The answer fits the contract (checked by the client): its content lists the entries created.
         const made = Math.min(b.rows, res.data.content.length);

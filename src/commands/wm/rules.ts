@@ -18,9 +18,20 @@ function controlCharacter(value: string): number | undefined {
   return undefined;
 }
 
+/** Printable ASCII (no space) only, within the length limits: what nearly every row is, told in one pass. */
+function plainAscii(value: string, min: number, max: number): boolean {
+  if (value.length < min || value.length > max) return false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c <= 0x20 || c >= 0x7f) return false;
+  }
+  return true;
+}
+
 /** Why `value` cannot be a word-memory `entry`/`subEntry`, or undefined when it can. */
 export function textProblem(name: string, value: string): string | undefined {
   const { min, max } = LIMITS.wordMemoryText;
+  if (plainAscii(value, min, max)) return undefined;
   const length = charCount(value);
   if (length < min) return `${name} is empty`;
   // csv-parse decodes bytes that are not UTF-8 as U+FFFD.
