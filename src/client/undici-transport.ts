@@ -1,6 +1,6 @@
 /**
- * The undici transport: for what node:http does not do as well — requests through a proxy (CONNECT tunnels),
- * streamed uploads, and many requests in flight at once (a pool of kept-alive connections). Loaded on first use.
+ * The undici transport: for what node:http does not do as well — requests through a proxy (CONNECT tunnels, also
+ * for uploads) and many requests in flight at once (a pool of kept-alive connections). Loaded on first use.
  */
 
 import type { Dispatcher } from 'undici';
