@@ -5,7 +5,6 @@
  * requests in flight at once.
  */
 
-import { stat } from 'node:fs/promises';
 import { isLoopbackHost } from '../config/baseurl.js';
 import { sleep as pause } from '../timing.js';
 import { API_PREFIX, type PageSpec } from '../contract/limits.js';
@@ -515,6 +514,7 @@ export function createClient(opts: ClientOptions): ApiClient {
 
   async function upload(url: string, o: UploadOptions): Promise<{ status: number }> {
     const target = new URL(url);
+    const { stat } = await import('node:fs/promises'); // here, not at the top: most commands upload nothing
     const st = await stat(o.file).catch((err: NodeJS.ErrnoException) => {
       throw new UsageError(`cannot read ${o.file}: ${err.code ?? err.message}`);
     });

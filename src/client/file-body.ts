@@ -7,9 +7,16 @@
  *
  * Progress counts bytes as the consumer takes them: for the Readable, when it asks for the next chunk; for
  * `nextChunk()`, in `chunkTaken()`. A file that ends before `size` bytes were read is a usage error naming it.
+ *
+ * node:fs's callbacks rather than node:fs/promises: the node:http transport imports this module, and every command
+ * loads that transport, while fs/promises would load a dozen more modules (readline among them) at each start.
  */
 
-import { open, type FileHandle } from 'node:fs/promises';
+const openFile = (path: string) => new Promise<number>((resolve, reject) => open(path, 'r', (e, fd) => (e ? reject(e) : resolve(fd))));
+const readAt = (fd: number, buf: Buffer, length: number, position: number) =>
+  new Promise<number>((resolve, reject) => read(fd, buf, 0, length, position, (e, n) => (e ? reject(e) : resolve(n))));
+
+import { close, open, read } from 'node:fs';
 import { Readable } from 'node:stream';
 import { CliError, EXIT } from '../errors.js';
 
@@ -29,7 +36,9 @@ export class FileBody extends Readable {
   readonly #size: number;
   readonly #hooks: FileBodyHooks;
   readonly #chunkBytes: number;
-  #opening: Promise<FileHandle> | undefined;
+  #opening: Promise<number> | undefined;
+  /** The read under way, if any (settled; never rejects). */
+  #reading: Promise<unknown> = Promise.resolve();
   /** Bytes read from the file. */
   #read = 0;
   /** Bytes the consumer has taken. */
@@ -48,16 +57,19 @@ export class FileBody extends Readable {
     this.#chunkBytes = chunkBytes;
   }
 
-  #handle(): Promise<FileHandle> {
-    return (this.#opening ??= open(this.#path, 'r'));
+  #fd(): Promise<number> {
+    return (this.#opening ??= openFile(this.#path));
   }
 
   /** Read the next piece of the file into `buf`; undefined at the end. */
   async #readInto(buf: Buffer): Promise<Buffer | undefined> {
     if (this.#read >= this.#size) return undefined;
-    const fh = await this.#handle();
+    const fd = await this.#fd();
+    if (this.#closed) throw new Error('the upload body was closed'); // its fd is being closed
     const want = Math.min(buf.length, this.#size - this.#read);
-    const { bytesRead } = await fh.read(buf, 0, want, this.#read);
+    const reading = readAt(fd, buf, want, this.#read);
+    this.#reading = reading.catch(() => undefined);
+    const bytesRead = await reading;
     if (bytesRead === 0) throw new CliError(`${this.#path} shrank while it was being uploaded`, { exitCode: EXIT.USAGE });
     this.#read += bytesRead;
     return bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
@@ -127,9 +139,12 @@ export class FileBody extends Readable {
     wake?.();
     const opening = this.#opening;
     if (!opening) return callback(err);
-    opening.then(
-      (fh) => fh.close().then(() => callback(err), () => callback(err)),
-      () => callback(err),
-    );
+    // After a read still under way (a callback of node:fs cannot be cancelled): its fd is closed once it is done.
+    void this.#reading
+      .then(() => opening)
+      .then(
+        (fd) => close(fd, () => callback(err)),
+        () => callback(err),
+      );
   }
 }

@@ -4,6 +4,7 @@
  */
 
 import type { Dispatcher } from 'undici';
+import { applyWasmTier } from '../wasm-tier.js';
 import type { Transport, WireRequest, WireResponse } from './transport.js';
 
 /** The CommonJS export, whether Node (named exports and a default) or a bundler (a default only) loaded it. */
@@ -24,6 +25,7 @@ export interface UndiciClasses {
  * index nor Node's copy loads.
  */
 export async function loadUndici(): Promise<UndiciClasses> {
+  applyWasmTier();
   const [dispatcher, api, agent, proxyAgent, client] = await Promise.all([
     import('undici/lib/dispatcher/dispatcher.js'),
     import('undici/lib/api/index.js'),
