@@ -37,22 +37,9 @@ const IDLE_MS = 10_000;
 
 const closed = (cause?: Error) => Object.assign(new Error('the connection closed before the answer was complete', { cause }), { code: 'CONNECTION_CLOSED' });
 
-/** Resolves when `req` can take more (or is gone: the caller's failure path ends the request). */
-function drained(req: ClientRequest): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      req.off('drain', done);
-      req.off('close', done);
-      resolve();
-    };
-    req.on('drain', done);
-    req.on('close', done);
-  });
-}
-
 /**
  * A file body chunk by chunk, each buffer back to the body once the socket has taken it (the write's callback),
- * the next chunk read while the last one goes out; no copy on our side and no fresh memory per chunk.
+ * the next chunk read and queued while the last one goes out; no copy on our side and no fresh memory per chunk.
  */
 async function writeChunks(req: ClientRequest, body: FileBody, gaveUp: () => boolean): Promise<void> {
   let next = body.nextChunk();
@@ -65,10 +52,11 @@ async function writeChunks(req: ClientRequest, body: FileBody, gaveUp: () => boo
     }
     next = body.nextChunk();
     next.catch(() => {}); // awaited on the next turn; meanwhile a failure must not count as unhandled
-    const more = req.write(chunk, (err) => {
+    // No wait for 'drain': the next chunk is queued while this one goes out, so that the socket never waits for
+    // us; the three buffers bound what is queued (nextChunk waits until the socket has taken one).
+    req.write(chunk, (err) => {
       if (!err) body.chunkTaken(chunk);
     });
-    if (!more) await drained(req);
   }
 }
 
