@@ -6,7 +6,6 @@
 // checks the Node version and runs dist/cli.js.
 // Plain JavaScript with no recent syntax, so that an old Node still reaches the version check.
 import { existsSync, readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 
 const MIN_NODE = [20, 19];
 const args = process.argv.slice(2);
@@ -73,11 +72,10 @@ async function run() {
     process.stderr.write('notevox: dist/cli.js is missing; run `npm run build` in the notevox checkout first\n');
     return 1;
   }
-  // undici parses HTTP with llhttp compiled to WebAssembly; V8's background optimising compile of it
-  // blocks the end of a short process for 200-400 ms. Baseline (Liftoff) code is plenty for one
-  // command's responses; the long-running sandbox (sql.js, also WebAssembly) keeps the optimiser.
-  if (!args.includes('sandbox')) setFlagsFromString('--liftoff-only');
-  const { main } = await import(bundle.href);
+  const { main, preferBaselineWasm } = await import(bundle.href);
+  // One command's WebAssembly (undici's llhttp) stays on V8's baseline tier; the long-running sandbox's (sql.js)
+  // is optimised. Set when undici loads (src/wasm-tier.ts), so that node:v8 is not loaded at every start.
+  if (!args.includes('sandbox')) preferBaselineWasm();
   return main(args);
 }
 

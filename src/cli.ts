@@ -12,6 +12,8 @@ import { buildProgram } from './program.js';
 
 // The build writes the help files from the bundle's own command tree (scripts/build.mjs).
 export { commandTree, exitCodesText } from './program.js';
+// The launcher's choice for one-shot commands (bin/notevox.js).
+export { preferBaselineWasm } from './wasm-tier.js';
 
 /** What main runs on: the process's own by default; tests pass memory streams, an environment, prompts and a transport. */
 export interface MainDeps {

@@ -1,12 +1,10 @@
 /**
  * The HTTP client: builds requests from the endpoint table, retries what is safe to repeat, bounds every attempt,
  * traces under --debug, and turns failures into typed errors. Two transports serve it (see transport.ts):
- * node:http for plain requests made one at a time, undici (loaded on first use) for proxies, uploads and
+ * node:http for plain requests made one at a time and for uploads, undici (loaded on first use) for proxies and
  * requests in flight at once.
  */
 
-import { open, stat } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import { isLoopbackHost } from '../config/baseurl.js';
 import { sleep as pause } from '../timing.js';
 import { API_PREFIX, type PageSpec } from '../contract/limits.js';
@@ -16,6 +14,7 @@ import { endpoint, type EndpointId } from '../contract/endpoints.js';
 import type { Endpoint, PathParams } from '../contract/types.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { ApiError, NetworkError, notLoggedIn, redirectError, statusText } from './errors.js';
+import { FileBody } from './file-body.js';
 import { createNodeTransport } from './node-transport.js';
 import { redact, safeUrl, traceHeaderLines } from './redact.js';
 import { backoffMs, classifyNetworkError, formatSeconds, RETRYABLE_STATUSES, SAFE_METHODS, type NetFailure } from './retry.js';
@@ -68,8 +67,8 @@ export interface ClientOptions {
   /** An undici Dispatcher to use for every request (tests inject a MockAgent); implies the undici transport; not closed by close(). */
   dispatcher?: unknown;
   /**
-   * `auto` (the default): node:http for plain requests made one at a time, undici for proxies, uploads, and once
-   * requests overlap. `node` or `undici` force one (tests run the same cases on both; node cannot use a proxy).
+   * `auto` (the default): node:http for plain requests made one at a time and for uploads, undici for proxies and
+   * once requests overlap. `node` or `undici` force one (tests run the same cases on both; node cannot use a proxy).
    */
   transport?: 'auto' | TransportKind;
   /** One transport for every request, in place of node:http and undici (tests: the sandbox's app in this process, no socket); not closed by close(). */
@@ -183,8 +182,8 @@ interface Prepared {
   method: string;
   url: URL;
   headers: Record<string, string>;
-  /** JSON text, or a factory for a fresh stream per attempt. */
-  body?: string | ((progress: BodyProgress) => Readable);
+  /** JSON text, or a factory for a fresh file body per attempt. */
+  body?: string | ((progress: BodyProgress) => FileBody);
   retryable: boolean;
   signal?: AbortSignal;
   /** Bound the whole attempt by the timeout (uploads are bound by silences only). */
@@ -268,33 +267,6 @@ function readPage<T>(ep: Endpoint, data: unknown): Page<T> {
   return { items: body.content as T[], nextCursor: next };
 }
 
-const UPLOAD_CHUNK = 256 * 1024;
-
-/**
- * Stream a file in 256 KiB chunks straight from a file handle (each chunk a fresh buffer, since the
- * socket may still hold the previous one), counting progress. Faster than a piped ReadStream with
- * a counting Transform, and memory stays at a few chunks whatever the file size.
- */
-async function* readChunks(file: string, size: number, progress: BodyProgress, onProgress?: (bytes: number) => void): AsyncGenerator<Uint8Array> {
-  const fh = await open(file, 'r');
-  try {
-    let sent = 0;
-    while (sent < size) {
-      const buf = Buffer.allocUnsafe(Math.min(UPLOAD_CHUNK, size - sent));
-      const { bytesRead } = await fh.read(buf, 0, buf.length, sent);
-      if (bytesRead === 0) throw new CliError(`${file} shrank while it was being uploaded`, { exitCode: EXIT.USAGE });
-      sent += bytesRead;
-      yield bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
-      // Here when the consumer asks for more: the chunk has been taken.
-      progress.sent();
-      onProgress?.(sent);
-    }
-    progress.done();
-  } finally {
-    await fh.close();
-  }
-}
-
 export function createClient(opts: ClientOptions): ApiClient {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const baseOrigin = new URL(base).origin;
@@ -343,8 +315,12 @@ export function createClient(opts: ClientOptions): ApiClient {
   /** Which transport serves this request, and why undici when it does (for --debug). */
   function choose(p: Prepared): TransportKind {
     if (forced) return forced;
-    const why = p.proxy ? 'a proxy' : typeof p.body === 'function' ? 'an upload' : pooled ? 'requests in flight at once' : undefined;
+    // An upload is one long stream on a connection of its own, and node:http lets its buffers be reused (file-body.ts):
+    // it takes undici's pool only through a proxy, even while other requests are in flight.
+    const upload = typeof p.body === 'function';
+    const why = p.proxy ? 'a proxy' : pooled && !upload ? 'requests in flight at once' : undefined;
     if (why) traceOnce(`transport: undici (${why})`);
+    else if (upload) traceOnce('transport: node:http (an upload)');
     return why ? 'undici' : 'node';
   }
 
@@ -538,12 +514,20 @@ export function createClient(opts: ClientOptions): ApiClient {
 
   async function upload(url: string, o: UploadOptions): Promise<{ status: number }> {
     const target = new URL(url);
+    const { stat } = await import('node:fs/promises'); // here, not at the top: most commands upload nothing
     const st = await stat(o.file).catch((err: NodeJS.ErrnoException) => {
       throw new UsageError(`cannot read ${o.file}: ${err.code ?? err.message}`);
     });
     if (!st.isFile()) throw new UsageError(`${o.file} is not a file`);
     if (st.size !== o.size) throw new UsageError(`${o.file} is ${st.size} bytes, not the ${o.size} announced`);
-    const body = (progress: BodyProgress) => Readable.from(readChunks(o.file, o.size, progress, o.onProgress), { objectMode: false, highWaterMark: UPLOAD_CHUNK });
+    const body = (progress: BodyProgress) =>
+      new FileBody(o.file, o.size, {
+        sent(bytes) {
+          progress.sent();
+          o.onProgress?.(bytes);
+        },
+        done: progress.done,
+      });
     const headers = { ...headersFor(undefined, false, false), 'content-type': o.contentType, 'content-length': String(o.size) };
     const p: Prepared = { method: 'PUT', url: target, headers, body, retryable: false, signal: o.signal, totalTimeout: false, hideQuery: true, proxy: proxyOf(target) };
     const res = await execute(p);

@@ -1,6 +1,8 @@
 /**
  * The node:http/https transport: for requests made one at a time without a proxy, which is what nearly every
  * command does. node:http is in Node's start-up snapshot, so unlike undici it costs a command almost nothing to load.
+ * Uploads without a proxy go here too: a file body is written chunk by chunk, each buffer reused once the socket
+ * has taken it (writeChunks), which undici's stream bodies cannot tell.
  *
  * Keep-alive: a command's first request goes out on a connection of its own (`Connection: close`), so a one-shot
  * command leaves nothing open behind it; from the second request on, connections are kept and reused.
@@ -9,6 +11,7 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
+import { FileBody } from './file-body.js';
 import type { Transport, WireRequest, WireResponse } from './transport.js';
 
 type HttpModule = typeof import('node:http');
@@ -33,6 +36,29 @@ function flattenHeaders(raw: IncomingMessage['headers']): Record<string, string>
 const IDLE_MS = 10_000;
 
 const closed = (cause?: Error) => Object.assign(new Error('the connection closed before the answer was complete', { cause }), { code: 'CONNECTION_CLOSED' });
+
+/**
+ * A file body chunk by chunk, each buffer back to the body once the socket has taken it (the write's callback),
+ * the next chunk read and queued while the last one goes out; no copy on our side and no fresh memory per chunk.
+ */
+async function writeChunks(req: ClientRequest, body: FileBody, gaveUp: () => boolean): Promise<void> {
+  let next = body.nextChunk();
+  for (;;) {
+    const chunk = await next;
+    if (gaveUp()) return;
+    if (!chunk) {
+      req.end();
+      return;
+    }
+    next = body.nextChunk();
+    next.catch(() => {}); // awaited on the next turn; meanwhile a failure must not count as unhandled
+    // No wait for 'drain': the next chunk is queued while this one goes out, so that the socket never waits for
+    // us; the three buffers bound what is queued (nextChunk waits until the socket has taken one).
+    req.write(chunk, (err) => {
+      if (!err) body.chunkTaken(chunk);
+    });
+  }
+}
 
 export function createNodeTransport(): Transport {
   let used = false;
@@ -111,6 +137,10 @@ export function createNodeTransport(): Transport {
 
       if (w.body === undefined || typeof w.body === 'string') {
         req.end(w.body);
+      } else if (w.body instanceof FileBody) {
+        const body = w.body;
+        body.on('error', fail);
+        writeChunks(req, body, () => settled).then(() => body.destroy(), fail);
       } else {
         const body: Readable = w.body;
         body.on('error', fail);

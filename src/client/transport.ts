@@ -1,8 +1,8 @@
 /**
  * What the client needs from an HTTP transport, the proxy rules, and the one watchdog that bounds every attempt.
  * Two transports sit behind this interface: node:http/https (node-transport.ts: in Node's start-up snapshot, so a
- * command that makes a request or two starts fast) and undici (undici-transport.ts: proxies, streamed uploads and
- * concurrent requests). The client chooses per request; timeouts, retries, tracing, error mapping and the proxy
+ * command that makes a request or two starts fast; and uploads, whose buffers it lets be reused) and undici
+ * (undici-transport.ts: proxies and concurrent requests). The client chooses per request; timeouts, retries, tracing, error mapping and the proxy
  * rules live above this line and are the same on both.
  */
 
@@ -26,7 +26,7 @@ export interface WireRequest {
   method: string;
   url: URL;
   headers: Record<string, string>;
-  /** JSON text, or a stream (uploads). */
+  /** JSON text, or a stream (uploads: a FileBody, which node:http reads chunk by chunk and undici as a stream). */
   body?: string | Readable;
   /** The proxy to go through (from proxyFor); only the undici transport takes one. */
   proxy?: URL;

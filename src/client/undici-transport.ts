@@ -1,9 +1,10 @@
 /**
- * The undici transport: for what node:http does not do as well — requests through a proxy (CONNECT tunnels),
- * streamed uploads, and many requests in flight at once (a pool of kept-alive connections). Loaded on first use.
+ * The undici transport: for what node:http does not do as well — requests through a proxy (CONNECT tunnels, also
+ * for uploads) and many requests in flight at once (a pool of kept-alive connections). Loaded on first use.
  */
 
 import type { Dispatcher } from 'undici';
+import { applyWasmTier } from '../wasm-tier.js';
 import type { Transport, WireRequest, WireResponse } from './transport.js';
 
 /** The CommonJS export, whether Node (named exports and a default) or a bundler (a default only) loaded it. */
@@ -24,6 +25,7 @@ export interface UndiciClasses {
  * index nor Node's copy loads.
  */
 export async function loadUndici(): Promise<UndiciClasses> {
+  applyWasmTier();
   const [dispatcher, api, agent, proxyAgent, client] = await Promise.all([
     import('undici/lib/dispatcher/dispatcher.js'),
     import('undici/lib/api/index.js'),

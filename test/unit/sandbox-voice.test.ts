@@ -1,5 +1,5 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { IncomingMessage, request } from 'node:http';
 import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -497,6 +497,29 @@ describe('uploads over a socket (the raw request piped to the file)', () => {
     const stored = partsOf(id);
     expect(stored).toHaveLength(1);
     expect(readFileSync(join(live.rt.uploadDir, stored[0])).length).toBe(40 * chunk.length);
+  });
+
+  it('keeps reading the socket while the file is written: paused at most once per MiB, not once per chunk', async () => {
+    const { id, uploadUri } = await liveJob();
+    const chunk = Buffer.alloc(256 * 1024, 7);
+    chunk.set(speech.bytes.subarray(0, 64));
+    const total = 40 * chunk.length;
+    let pauses = 0;
+    const original = Readable.prototype.pause;
+    // pipe() pauses the request whenever the file's buffer is full: with the default 16 KiB, after every chunk.
+    const pause = vi.spyOn(Readable.prototype, 'pause').mockImplementation(function (this: Readable) {
+      if (this instanceof IncomingMessage && this.method === 'PUT') pauses++;
+      return original.call(this);
+    });
+    let r;
+    try {
+      r = await stream(uploadUri, chunk, total);
+    } finally {
+      pause.mockRestore();
+    }
+    expect(r).toMatchObject({ status: 200 });
+    expect(pauses).toBeLessThanOrEqual(total / (1 << 20));
+    expect(partsOf(id)).toHaveLength(1);
   });
 
   it('answers 413 to a client still sending past 500 MB (not a reset), and removes the partial file', async () => {

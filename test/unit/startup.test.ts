@@ -1,8 +1,14 @@
 import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
+import { runCli } from '../helpers/cli.js';
+import { K } from '../helpers/expect.js';
 
 /** Every command path below `cmd`, e.g. `notes documents get`. */
 const paths = (cmd: Command, prefix = ''): string[] => cmd.commands.flatMap((c) => [prefix + c.name(), ...paths(c, `${prefix}${c.name()} `)]);
@@ -66,5 +72,28 @@ describe('zod stays out of the start-up of commands that do not check an answer 
   it('the answer check (loaded on the first write) brings zod with it', () => {
     const m = meta();
     expect([...packagesLoadedWith(m, outputOf(m, 'src/contract/answers.ts'))]).toContain('zod');
+  });
+});
+
+describe('what `notes get` loads besides Node itself (the built CLI, stdio as pipes)', () => {
+  it('neither child_process (commander requires it lazily) nor v8 (set when undici loads) nor undici', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'notevox-startup-'));
+    const preload = join(dir, 'loaded.cjs');
+    writeFileSync(preload, "process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'));");
+    const note = { guid: 'ntStartupTest', title: 'start-up', createdAt: '2026-01-01T00:00:00Z' };
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(note)));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await runCli(['notes', 'get', 'ntStartupTest', '-o', 'json'], { baseUrl, key: K.admin, env: { NODE_OPTIONS: `--require ${preload}` } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ guid: 'ntStartupTest' });
+      const loaded = JSON.parse(/^LOADED (.*)$/m.exec(r.stderr)![1]) as string[];
+      expect(loaded).toContain('NativeModule http'); // the list is the real one
+      expect(loaded.filter((m) => /^NativeModule (child_process|v8|dgram)$|undici/.test(m))).toEqual([]);
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

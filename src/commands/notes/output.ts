@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
@@ -11,6 +10,7 @@ import type { Context } from '../types.js';
 export async function checkOut(file: string | undefined): Promise<void> {
   if (file === undefined) return;
   const dir = dirname(resolve(file));
+  const { stat } = await import('node:fs/promises'); // only with --out: fs/promises brings a dozen modules
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) throw new UsageError(`--out "${file}": directory ${dir} does not exist`, 'Create the directory first or pick another path.');
 }

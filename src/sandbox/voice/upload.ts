@@ -44,9 +44,16 @@ async function streamToFile(incoming: IncomingMessage | undefined, body: Readabl
   return bytes;
 }
 
+/**
+ * The file's buffer: the socket keeps flowing while a write is on disk, and the chunks that arrive meanwhile (64 KiB
+ * each) go to disk in one writev. With the default 16 KiB every chunk paused the socket until its own write was
+ * done: twice the CPU for a 400 MB upload, and a `curl -T` 1.5-3× slower.
+ */
+const FILE_BUFFER = 1024 * 1024;
+
 function pipeCounted(incoming: IncomingMessage, file: string, max: number, counted: (bytes: number) => void): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const out = createWriteStream(file, { flags: 'wx' });
+    const out = createWriteStream(file, { flags: 'wx', highWaterMark: FILE_BUFFER });
     let bytes = 0;
     let settled = false;
     const stop = (e: Error) => {
