@@ -9,7 +9,8 @@ import { decodeRow, openDatabase, type Db } from '../../src/sandbox/db.js';
 import { DEMO_BUSY_PAGE, DEMO_FOLDERS, DEMO_KEYS, DEMO_NOTES, DEMO_WORKSPACES, demoSeed } from '../../src/sandbox/demo-seed.js';
 import { hashSecret } from '../../src/sandbox/ids.js';
 import { WORD_MEMORY_SCOPES } from '../../src/sandbox/schema.sql.js';
-import { loadSeed, readSeedFile, SeedError, type SeedInput, type SeedSummary } from '../../src/sandbox/seed.js';
+import { loadSeed, readSeedFile, type SeedSummary } from '../../src/sandbox/seed/load.js';
+import { SeedError, type SeedInput } from '../../src/sandbox/seed/schema.js';
 
 const count = (db: Db, sql: string, params: unknown[] = []) => Number(Object.values(db.get<Record<string, number>>(sql, params)!)[0]);
 
