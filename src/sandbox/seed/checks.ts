@@ -274,18 +274,29 @@ function checkWebhookEndpoints(ix: SeedIndex) {
 }
 
 function checkWordMemories(ix: SeedIndex) {
-  const seen = new Map<string, number>();
+  // A seed may hold millions: paths and messages are made only for a problem, and entries are kept per scope
+  // in maps keyed by the seed's own strings (no key string made per item).
+  const seen = new Map<string, Map<string, Map<string, number>>>();
   const ids = new Map<number, number>();
+  const scopes: Record<string, Map<string | number, unknown>> = { user: ix.users, workspace: ix.workspaces, organization: ix.organizations };
   ix.seed.wordMemories.forEach((w, i) => {
-    const at = `wordMemories[${i}]`;
-    if (w.id !== undefined) ix.check(!ids.has(w.id), `${at}.id`, `duplicate id ${w.id} (also at wordMemories[${ids.get(w.id)}])`);
-    if (w.id !== undefined) ids.set(w.id, i);
-    if (w.scope === 'user') ix.ref(ix.users, /^\d+$/.test(w.scopeId) ? Number(w.scopeId) : -1, `${at}.scopeId`, 'user');
-    if (w.scope === 'workspace') ix.ref(ix.workspaces, w.scopeId, `${at}.scopeId`, 'workspace');
-    if (w.scope === 'organization') ix.ref(ix.organizations, w.scopeId, `${at}.scopeId`, 'organization');
-    const key = `${w.scope}\u0000${w.scopeId}\u0000${w.entry}`;
-    ix.check(!seen.has(key), `${at}.entry`, `duplicate entry ${JSON.stringify(w.entry)} in this scope (also at wordMemories[${seen.get(key)}])`);
-    seen.set(key, i);
+    if (w.id !== undefined) {
+      const other = ids.get(w.id);
+      if (other !== undefined) ix.issue(`wordMemories[${i}].id`, `duplicate id ${w.id} (also at wordMemories[${other}])`);
+      ids.set(w.id, i);
+    }
+    const targets = scopes[w.scope];
+    if (targets) {
+      const key = w.scope === 'user' ? (/^\d+$/.test(w.scopeId) ? Number(w.scopeId) : -1) : w.scopeId;
+      if (!targets.has(key)) ix.issue(`wordMemories[${i}].scopeId`, `unknown ${w.scope} ${JSON.stringify(key)}`);
+    }
+    let byId = seen.get(w.scope);
+    if (!byId) seen.set(w.scope, (byId = new Map()));
+    let entries = byId.get(w.scopeId);
+    if (!entries) byId.set(w.scopeId, (entries = new Map()));
+    const other = entries.get(w.entry);
+    if (other !== undefined) ix.issue(`wordMemories[${i}].entry`, `duplicate entry ${JSON.stringify(w.entry)} in this scope (also at wordMemories[${other}])`);
+    entries.set(w.entry, i);
   });
 }
 
