@@ -238,8 +238,8 @@ describe('seed defaults', () => {
 });
 
 describe('big seeds', () => {
-  it('loads 150k word memories without ids and many notes through batches, every value as a row-by-row insert stores it', async () => {
-    // More rows than one batch of the loader, interleaved tables (notes, their collaborators and paragraphs),
+  it('loads 150k word memories without ids and many notes, every value stored with its type', async () => {
+    // Interleaved tables (notes, their collaborators and paragraphs) through the loader's reused statements,
     // and more ids to assign than Math.max(...ids) can take as arguments.
     const s = minimal();
     const notes = 12_000;
