@@ -34,6 +34,13 @@ export interface Db {
   get<T = Record<string, unknown>>(sql: string, params?: Params): T | undefined;
   /** A statement that changes data. */
   run(sql: string, params?: Params): RunResult;
+  /**
+   * A bulk load (the seed): runs `fn` in a transaction, where `prepare(sql)` gives a changing statement for
+   * many rows: prepared once, each call binds the values in order (as `run` binds them), steps and resets.
+   * SQLite's update hook is off meanwhile (it costs a call into JavaScript and two string copies per row),
+   * so only these statements may run inside `fn`; each one that changed rows is recorded like `run`'s.
+   */
+  bulk<T>(fn: (prepare: (sql: string) => (values: readonly unknown[]) => void) => T): T;
   /** Run `fn` in a transaction (savepoints when nested): committed when it returns, rolled back when it throws. `fn` must be synchronous. */
   tx<T>(fn: () => T): T;
   /** The whole database as SQLite file bytes. */
@@ -232,6 +239,8 @@ class SqlJsDb implements Db {
   private depth = 0;
   private closed = false;
   private readonly statements = new Map<string, Statement>();
+  /** Inside `bulk`: the update hook is off, so other statements must not run. */
+  private inBulk = false;
   /** Set by the update hook when the statement running changed a row of the state (not of the in-memory tables). */
   private changedState = false;
   /** The rowid of the last row inserted (what last_insert_rowid() would answer), from the update hook. */
@@ -248,11 +257,15 @@ class SqlJsDb implements Db {
     private readonly sql: Database,
     private readonly opts: OpenOptions,
   ) {
-    sql.updateHook((op, database, _table, rowid) => {
+    this.hook();
+    for (const [name, fn] of Object.entries(SQL_FUNCTIONS)) sql.create_function(name, fn);
+  }
+
+  private hook(): void {
+    this.sql.updateHook((op, database, _table, rowid) => {
       if (op === 'insert') this.lastRowid = rowid;
       if (database === 'main') this.changedState = true;
     });
-    for (const [name, fn] of Object.entries(SQL_FUNCTIONS)) sql.create_function(name, fn);
   }
 
   private open(): Database {
@@ -263,6 +276,7 @@ class SqlJsDb implements Db {
   /** Run a statement from the cache; `consume` steps through it. The statement is reset (bindings cleared) afterwards. */
   private execute<R>(sqlText: string, params: Params | undefined, consume: (stmt: Statement) => R): R {
     const sql = this.open();
+    if (this.inBulk) throw new Error('Db: only the statements of bulk() run inside it');
     let stmt = this.statements.get(sqlText);
     if (stmt) this.statements.delete(sqlText);
     else stmt = sql.prepare(sqlText);
@@ -328,6 +342,35 @@ class SqlJsDb implements Db {
       }
     });
     return { changes: this.sql.getRowsModified(), lastInsertRowid: this.lastRowid };
+  }
+
+  bulk<T>(fn: (prepare: (sql: string) => (values: readonly unknown[]) => void) => T): T {
+    const sql = this.open();
+    if (this.inBulk) throw new Error('Db.bulk: already in a bulk load');
+    const statements: Statement[] = [];
+    const prepare = (sqlText: string) => {
+      const stmt = sql.prepare(sqlText);
+      statements.push(stmt);
+      return (values: readonly unknown[]) => {
+        const bound = values.map(bindValue);
+        try {
+          stmt.bind(bound);
+          stmt.step();
+        } finally {
+          stmt.reset();
+        }
+        if (sql.getRowsModified() > 0) this.record([sqlText, bound]);
+      };
+    };
+    this.inBulk = true;
+    sql.updateHook(null);
+    try {
+      return this.tx(() => fn(prepare));
+    } finally {
+      this.inBulk = false;
+      this.hook();
+      for (const stmt of statements) stmt.free();
+    }
   }
 
   tx<T>(fn: () => T): T {

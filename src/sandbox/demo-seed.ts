@@ -1,4 +1,4 @@
-import type { SeedInput } from './seed.js';
+import type { SeedInput } from './seed/schema.js';
 
 /**
  * The demo data `notevox sandbox start` loads without --seed: one organization that exercises every key

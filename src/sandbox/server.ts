@@ -19,7 +19,7 @@ import { registerFlagEndpoints, webhookUrlProblem, WEBHOOK_SECRET_PATTERN, WEBHO
 import { LiveNotes } from './events/live.js';
 import { hashSecret } from './ids.js';
 import { VERSION } from '../version.js';
-import { loadSeed, readSeedFile, type SeededKey, type SeedSummary } from './seed.js';
+import { loadSeed, readSeedFile, type SeededKey, type SeedSummary } from './seed/load.js';
 import type { Clock, SandboxRuntime } from './types.js';
 
 export interface SandboxOptions {

@@ -133,6 +133,35 @@ describe('Db: transactions', () => {
     expect(db.all('SELECT id FROM organizations')).toEqual([{ id: 'o1' }]);
   });
 
+  it('bulk: one transaction of reused statements, journaled like run, rolled back whole on failure', async () => {
+    const file = join(dir, 'state.sqlite');
+    const db = await openDatabase({ stateFile: file });
+    addOrg(db);
+    const count = db.bulk((prepare) => {
+      const insert = prepare('INSERT INTO word_memories (id, scope_type, scope_id, entry, sub_entry, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+      for (let i = 1; i <= 500; i++) insert([i, 'organization', 'org_a', `w${i}`, i % 2 ? null : { s: i }, '2026-01-01T00:00:00.000Z']);
+      expect(() => db.get('SELECT 1')).toThrow(/only the statements of bulk\(\) run inside it/);
+      return 500;
+    });
+    expect(count).toBe(500);
+    // The update hook is back: run reports the new row again.
+    expect(db.run('INSERT INTO word_memories (scope_type, scope_id, entry, created_at) VALUES (?, ?, ?, ?)', ['organization', 'org_a', 'after', 't']).lastInsertRowid).toBe(501);
+    expect(() =>
+      db.bulk((prepare) => {
+        const insert = prepare('INSERT INTO word_memories (id, scope_type, scope_id, entry, created_at) VALUES (?, ?, ?, ?, ?)');
+        insert([900, 'organization', 'org_a', 'new', 't']);
+        insert([901, 'organization', 'org_a', 'w1', 't']); // the unique (scope, entry) refuses it
+      }),
+    ).toThrow(/UNIQUE/);
+    await db.flush();
+    // Every bulk row is in the journal: a store reopened without close (as after a kill) has them.
+    const again = await open({ stateFile: file });
+    expect(again.get('SELECT count(*) AS n, max(id) AS last FROM word_memories')).toEqual({ n: 501, last: 501 });
+    expect(again.get('SELECT sub_entry FROM word_memories WHERE id = 2')).toEqual({ sub_entry: '{"s":2}' });
+    expect(again.get("SELECT id FROM word_memories WHERE entry = 'new'")).toBeUndefined();
+    await db.close();
+  });
+
   it('nests with savepoints: an inner failure undoes only the inner work', async () => {
     const db = await open();
     db.tx(() => {

@@ -495,7 +495,8 @@ describe('webhook secrets stay secret', () => {
 
 describe('the seed: webhookEndpoints', () => {
   it('loads endpoints and refuses bad ones, naming the path', async () => {
-    const { loadSeed, SeedError } = await import('../../src/sandbox/seed.js');
+    const { loadSeed } = await import('../../src/sandbox/seed/load.js');
+    const { SeedError } = await import('../../src/sandbox/seed/schema.js');
     const { openDatabase } = await import('../../src/sandbox/db.js');
     const db = await openDatabase();
     try {

@@ -6,7 +6,7 @@ import type { FolderRow } from '../../src/sandbox/access.js';
 import { authenticate } from '../../src/sandbox/auth.js';
 import { decodeRow, type Db } from '../../src/sandbox/db.js';
 import { seededRandom } from '../../src/sandbox/faults.js';
-import type { SeedInput } from '../../src/sandbox/seed.js';
+import type { SeedInput } from '../../src/sandbox/seed/schema.js';
 import type { Principal } from '../../src/sandbox/types.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
 

@@ -9,7 +9,8 @@ import { decodeRow, openDatabase, type Db } from '../../src/sandbox/db.js';
 import { DEMO_BUSY_PAGE, DEMO_FOLDERS, DEMO_KEYS, DEMO_NOTES, DEMO_WORKSPACES, demoSeed } from '../../src/sandbox/demo-seed.js';
 import { hashSecret } from '../../src/sandbox/ids.js';
 import { WORD_MEMORY_SCOPES } from '../../src/sandbox/schema.sql.js';
-import { loadSeed, readSeedFile, SeedError, type SeedInput, type SeedSummary } from '../../src/sandbox/seed.js';
+import { loadSeed, readSeedFile, type SeedSummary } from '../../src/sandbox/seed/load.js';
+import { SeedError, type SeedInput } from '../../src/sandbox/seed/schema.js';
 
 const count = (db: Db, sql: string, params: unknown[] = []) => Number(Object.values(db.get<Record<string, number>>(sql, params)!)[0]);
 
@@ -237,8 +238,8 @@ describe('seed defaults', () => {
 });
 
 describe('big seeds', () => {
-  it('loads 150k word memories without ids and many notes through batches, every value as a row-by-row insert stores it', async () => {
-    // More rows than one batch of the loader, interleaved tables (notes, their collaborators and paragraphs),
+  it('loads 150k word memories without ids and many notes, every value stored with its type', async () => {
+    // Interleaved tables (notes, their collaborators and paragraphs) through the loader's reused statements,
     // and more ids to assign than Math.max(...ids) can take as arguments.
     const s = minimal();
     const notes = 12_000;
@@ -494,6 +495,31 @@ describe('seed fields of third-party worlds (issue 10)', () => {
     expect(at('notes[0].paragraphs[5].text')).toMatch(/must not be blank/);
     expect(at('notes[0].summaries[0].updatedAt')).toMatch(/must not be before createdAt/);
     expect(at('wordMemories[2].id')).toMatch(/duplicate id 300/);
+  });
+
+  it('reports a bad item deep in a big array by its path, and every problem of the word memories at once', async () => {
+    const s = minimal();
+    const n = 60_000;
+    s.wordMemories = Array.from({ length: n }, (_, i) => ({ scope: 'user' as const, scopeId: i % 2 ? 1 : '1', entry: `w${i}` }));
+    s.wordMemories[49_998] = { scope: 'user', scopeId: 1, entry: 'w17' }; // the third w17 of user 1 (two scopeId spellings, one scope)
+    s.wordMemories[49_999] = { scope: 'user', scopeId: 1, entry: 'w17' };
+    s.wordMemories[50_001] = { scope: 'user', scopeId: 9, entry: 'x' };
+    s.wordMemories[50_002] = { scope: 'workspace', scopeId: 'wsUNKNOWN0000000', entry: 'x' };
+    s.wordMemories[50_003] = { scope: 'organization', scopeId: 'org_a', entry: 'x' };
+    s.wordMemories[50_004] = { scope: 'organization', scopeId: 'org_a', entry: 'x', id: 5 };
+    s.wordMemories[50_005] = { scope: 'organization', scopeId: 'org_a', entry: 'y', id: 5 };
+    s.wordMemories[59_999] = { scope: 'user', scopeId: 1, entry: 'two words' };
+    const schemaIssues = await issuesOf(s);
+    expect(schemaIssues).toEqual([{ path: 'wordMemories[59999].entry', message: 'must not contain whitespace' }]);
+    s.wordMemories[59_999] = { scope: 'user', scopeId: 1, entry: 'last' };
+    expect(await issuesOf(s)).toEqual([
+      { path: 'wordMemories[49998].entry', message: 'duplicate entry "w17" in this scope (also at wordMemories[17])' },
+      { path: 'wordMemories[49999].entry', message: 'duplicate entry "w17" in this scope (also at wordMemories[49998])' },
+      { path: 'wordMemories[50001].scopeId', message: 'unknown user 9' },
+      { path: 'wordMemories[50002].scopeId', message: 'unknown workspace "wsUNKNOWN0000000"' },
+      { path: 'wordMemories[50004].entry', message: 'duplicate entry "x" in this scope (also at wordMemories[50003])' },
+      { path: 'wordMemories[50005].id', message: 'duplicate id 5 (also at wordMemories[50004])' },
+    ]);
   });
 });
 

@@ -8,7 +8,7 @@ import { getFolder } from '../access.js';
 import { readJsonBody } from '../app.js';
 import type { Db } from '../db.js';
 import { ApiFailure, CONTROL_PREFIX, notFound } from '../http.js';
-import { formatPath } from '../seed.js';
+import { formatPath } from '../seed/schema.js';
 import type { Clock } from '../types.js';
 import type { EventBus } from './bus.js';
 import { addEndpoint, checkEndpoint, displayUrl, endpointJson, getEndpoint, listEndpoints, removeEndpoint } from './endpoints.js';

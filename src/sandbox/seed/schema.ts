@@ -1,0 +1,278 @@
+import { z } from 'zod';
+import { LIMITS } from '../../contract/limits.js';
+import { documentLocale, locale, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES } from '../../contract/schemas.js';
+import { EVENT_TYPE_NAMES } from '../../contract/events.js';
+import { isScope, SCOPE_NAMES } from '../../contract/scopes.js';
+import { KEY_TYPES } from '../../contract/types.js';
+import { UsageError } from '../../errors.js';
+import { ENDPOINT_ID_PATTERN, WEBHOOK_SECRET_PATTERN, WEBHOOK_SECRET_RULE, webhookUrlProblem } from '../events/endpoints.js';
+import { DEFAULT_LIVE } from '../events/live.js';
+import { COLLABORATOR_ROLES, FOLDER_MEMBER_ROLES, KEY_STATUSES, MEMBERSHIP_ROLES, MENTION_KINDS, TEMPLATE_KINDS, WORD_MEMORY_SCOPES } from '../schema.sql.js';
+
+/**
+ * The JSON seed format of the sandbox (docs/sandbox-seed.md): its zod schema, the types of a seed as written
+ * and as validated, and the error that names every problem by its JSON path. checks.ts holds the checks
+ * across items, load.ts the loader.
+ */
+
+// ---------------------------------------------------------------- schema
+
+const instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant, e.g. 2026-11-01T09:00:00Z' });
+const slug = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -');
+const text = z.string().refine((s) => s.trim().length > 0, 'must not be blank');
+const userId = z.number().int().positive();
+const workspaceGuid = z.string().regex(LIMITS.workspaceGuidPattern, 'must be 16 letters or digits');
+const noteGuid = z.string().regex(LIMITS.noteGuidPattern, 'must be 13 letters or digits');
+const folderId = z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d*$/, 'must be a positive integer').transform(Number)]);
+const templateId = z.number().int().positive();
+const optionalId = z.number().int().positive().optional();
+const scope = z.string().refine(isScope, { error: `must be one of the scopes ${SCOPE_NAMES.join(', ')}` });
+const wordMemoryText = z
+  .string()
+  .min(LIMITS.wordMemoryText.min)
+  .max(LIMITS.wordMemoryText.max)
+  .regex(/^\S+$/, 'must not contain whitespace');
+const list = <T extends z.ZodType>(item: T) => z.array(item).default([]);
+/** Content types of document sections and paragraph summaries a seed may give (served as given; html is made on request). */
+const SECTION_TYPES = ['text/markdown', 'text/plain'] as const;
+
+const organizationSchema = z.strictObject({ id: slug, name: text, createdAt: instant.optional() });
+
+const workspaceSchema = z.strictObject({
+  guid: workspaceGuid,
+  organizationId: slug,
+  name: text.pipe(z.string().min(LIMITS.workspaceName.min).max(LIMITS.workspaceName.max)),
+  createdAt: instant.optional(),
+  voiceFileEnabled: z.boolean().default(true),
+  wikiPlan: z.boolean().default(false),
+  wikiEnabled: z.boolean().default(false),
+  quota: z
+    .strictObject({ monthlyMinutes: z.number().int().min(0).nullable(), usedMinutes: z.number().int().min(0).default(0) })
+    .default({ monthlyMinutes: null, usedMinutes: 0 }),
+});
+
+const userSchema = z.strictObject({
+  id: userId,
+  /** Served as the collaborator guid of the user's notes (default `user-<id>`). */
+  guid: slug.optional(),
+  name: text,
+  email: z.email(),
+  organizationId: slug,
+  orgAdmin: z.boolean().default(false),
+  memberships: list(z.strictObject({ workspaceGuid, role: z.enum(MEMBERSHIP_ROLES).default('MEMBER') })),
+});
+
+const apiKeySchema = z.strictObject({
+  id: slug,
+  secret: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, 'must be 8 to 128 letters, digits, _ or - (no dot: the key is {id}.{secret})'),
+  type: z.enum(KEY_TYPES),
+  label: z.string().optional(),
+  userId: userId.optional(),
+  workspaceGuid: workspaceGuid.optional(),
+  organizationId: slug.optional(),
+  scopes: list(scope).transform((s) => [...new Set(s)]),
+  status: z.enum(KEY_STATUSES).default('active'),
+  expiresAt: instant.nullish(),
+  createdAt: instant.optional(),
+  voicePermission: z.boolean().default(true),
+  legacyScope: z.boolean().default(false),
+  /** ORGANIZATION keys: the organization admin who issued the key (its organization is then the admin's). */
+  issuedByUserId: userId.optional(),
+});
+
+const folderSchema = z.strictObject({
+  id: folderId,
+  workspaceGuid,
+  ownerUserId: userId,
+  parentId: folderId.nullish(),
+  title: text.pipe(z.string().min(LIMITS.folderTitle.min).max(LIMITS.folderTitle.max)),
+  description: z.string().default(''),
+  color: z.string().regex(LIMITS.folderColorPattern, 'must be a #RRGGBB color').default(LIMITS.folderDefaultColor),
+  sharingType: z.enum(SHARING_TYPES).default(LIMITS.folderDefaultSharing),
+  members: list(z.strictObject({ userId, role: z.enum(FOLDER_MEMBER_ROLES) })),
+  createdAt: instant.optional(),
+  updatedAt: instant.optional(),
+});
+
+const noteSchema = z.strictObject({
+  guid: noteGuid,
+  id: optionalId,
+  title: text.pipe(z.string().min(LIMITS.noteTitle.min).max(LIMITS.noteTitle.max)),
+  ownerUserId: userId,
+  workspaceGuid: workspaceGuid.nullish(),
+  folderId: folderId.nullish(),
+  sourceType: z.enum(SOURCE_TYPES),
+  createdAt: instant.optional(),
+  updatedAt: instant.optional(),
+  recording: z
+    .strictObject({
+      startAt: instant.optional(),
+      durationSeconds: z.number().int().min(0).optional(),
+      transcribeLocale: locale.optional(),
+      translateLocale: locale.nullish(),
+    })
+    .optional(),
+  participants: list(z.strictObject({ name: text, email: z.email().nullish() })),
+  collaborators: list(z.strictObject({ userId, role: z.enum(COLLABORATOR_ROLES) })),
+  paragraphs: list(
+    z.strictObject({
+      id: optionalId,
+      uuid: slug.optional(),
+      speaker: z.string().nullish(),
+      /** Required unless the paragraph is locked (then empty or left out) or has diarizedSegments (then their text joined). */
+      text: z.string().optional(),
+      offsetSeconds: z.number().min(0).optional(),
+      durationSeconds: z.number().positive().optional(),
+      locked: z.boolean().default(false),
+      diarizedSegments: list(z.strictObject({ content: text, speaker: z.strictObject({ label: text, personName: z.string().nullish() }) })),
+      summary: z.union([text, z.strictObject({ type: z.enum(SECTION_TYPES).default('text/markdown'), content: text })]).nullish(),
+    }),
+  ),
+  summaries: list(
+    z.strictObject({ id: optionalId, templateId: templateId.nullish(), locale: documentLocale, content: text, createdAt: instant.optional(), updatedAt: instant.optional() }),
+  ),
+  documents: list(
+    z.strictObject({
+      id: optionalId,
+      templateId,
+      locale: documentLocale,
+      /** A Markdown string, or a section in the API's shape with its content type. */
+      sections: z.array(z.union([text, z.strictObject({ content: z.strictObject({ type: z.enum(SECTION_TYPES), content: text }), createdAt: instant.optional() })])).min(1),
+      createdAt: instant.optional(),
+    }),
+  ),
+  shareLink: z
+    .strictObject({
+      shareId: z.string().regex(/^[A-Za-z0-9_-]{6,64}$/, 'must be 6 to 64 letters, digits, _ or -').optional(),
+      password: z.string().min(1).optional(),
+      createdAt: instant.optional(),
+    })
+    .optional(),
+  deleted: z.boolean().default(false),
+  /** A note still recording when the sandbox starts (decisions.md §6.5); its `paragraphs` are those recorded so far. */
+  live: z
+    .strictObject({
+      paragraphIntervalSeconds: z.number().default(DEFAULT_LIVE.intervalSeconds),
+      paragraphs: z.array(z.union([text, z.strictObject({ speaker: z.string().nullish(), text, durationSeconds: z.number().positive().optional() })])).optional(),
+      count: z.number().int().positive().optional(),
+      stops: list(z.number().int()),
+    })
+    .optional(),
+});
+
+const webhookEndpointSchema = z.strictObject({
+  id: z.string().regex(ENDPOINT_ID_PATTERN, 'must be 1 to 64 letters, digits, _ or -'),
+  url: z.string().superRefine((u, ctx) => {
+    const problem = webhookUrlProblem(u);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+  secret: z.string().regex(WEBHOOK_SECRET_PATTERN, WEBHOOK_SECRET_RULE),
+  eventTypes: list(z.enum(EVENT_TYPE_NAMES as [string, ...string[]], { error: `must be one of the event types ${EVENT_TYPE_NAMES.join(', ')}` })),
+  organizationId: slug.optional(),
+  workspaceGuids: list(workspaceGuid),
+  createdAt: instant.optional(),
+});
+
+const templateSchema = z.strictObject({
+  id: templateId,
+  title: text,
+  description: z.string().default(''),
+  ownerType: z.enum(TEMPLATE_OWNER_TYPES),
+  ownerUserId: userId.optional(),
+  workspaceGuid: workspaceGuid.optional(),
+  organizationId: slug.optional(),
+  kind: z.enum(TEMPLATE_KINDS).default('custom'),
+  sections: z.array(z.strictObject({ id: optionalId, title: text, instruction: text })).min(1),
+  createdAt: instant.optional(),
+});
+
+const wordMemorySchema = z.strictObject({
+  id: optionalId,
+  scope: z.enum(WORD_MEMORY_SCOPES),
+  scopeId: z.union([slug, userId]).transform(String),
+  entry: wordMemoryText,
+  subEntry: wordMemoryText.nullish(),
+  createdAt: instant.optional(),
+});
+
+const wikiSchema = z.strictObject({
+  pages: list(
+    z.strictObject({
+      guid: slug,
+      workspaceGuid,
+      canonicalName: text,
+      pageType: text,
+      description: z.string().default(''),
+      aliases: list(text),
+      links: list(slug),
+      createdAt: instant.optional(),
+      updatedAt: instant.optional(),
+    }),
+  ),
+  mentions: list(
+    z.strictObject({
+      guid: slug.optional(),
+      pageGuid: slug,
+      noteGuid,
+      kind: z.enum(MENTION_KINDS).default('EXPLICIT'),
+      paragraphIndex: z.number().int().min(0).default(0),
+      extractedText: text,
+      confidence: z.number().min(0).max(1),
+      sourceUserId: userId.optional(),
+      createdAt: instant.optional(),
+    }),
+  ),
+  /** Bulk mentions made up from the notes' paragraphs, so a seed can hold hundreds without listing them. */
+  generatedMentions: list(z.strictObject({ pageGuid: slug, count: z.number().int().min(1).max(100_000), noteGuids: z.array(noteGuid).min(1) })),
+});
+
+export const seedSchema = z.strictObject({
+  /** Default for every omitted createdAt. Without it, the current time. */
+  now: instant.optional(),
+  organizations: z.array(organizationSchema).min(1, 'at least one organization is required'),
+  workspaces: list(workspaceSchema),
+  users: list(userSchema),
+  apiKeys: list(apiKeySchema),
+  folders: list(folderSchema),
+  templates: list(templateSchema),
+  notes: list(noteSchema),
+  wordMemories: list(wordMemorySchema),
+  wiki: wikiSchema.prefault({}),
+  /** Webhook endpoints (decisions.md §6.4) that receive the sandbox's events. */
+  webhookEndpoints: list(webhookEndpointSchema),
+});
+
+/** A seed as written (JSON, defaults omitted). */
+export type SeedInput = z.input<typeof seedSchema>;
+/** A seed after validation, defaults applied. */
+export type Seed = z.output<typeof seedSchema>;
+export type NoteSeed = Seed['notes'][number];
+
+/** Source types that are recordings: they get recording fields (defaulted when omitted). text and webpage never have them. */
+export const RECORDING_SOURCE_TYPES: ReadonlySet<string> = new Set(['live-voice', 'recording', 'offline-mode', 'video']);
+export const NON_RECORDING_SOURCE_TYPES: ReadonlySet<string> = new Set(['text', 'webpage']);
+
+// ---------------------------------------------------------------- errors
+
+export interface SeedIssue {
+  /** JSON path, e.g. `workspaces[1].guid`. */
+  path: string;
+  message: string;
+}
+
+export class SeedError extends UsageError {
+  readonly issues: SeedIssue[];
+  constructor(issues: SeedIssue[], source = 'seed') {
+    const shown = issues.slice(0, 20).map((i) => `  - ${i.path}: ${i.message}`);
+    if (issues.length > shown.length) shown.push(`  … and ${issues.length - shown.length} more`);
+    super(`invalid ${source} (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${shown.join('\n')}`, 'the seed format is described in docs/sandbox-seed.md');
+    this.name = 'SeedError';
+    this.issues = issues;
+  }
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  return out || '(root)';
+}
