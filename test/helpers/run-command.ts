@@ -153,6 +153,8 @@ export interface RunOptions {
   configDir?: string;
   /** Terminal width when tty. */
   columns?: number;
+  /** Told of each write to stderr as it happens (e.g. to note when a line came, in virtual time). */
+  onStderr?: (text: string) => void;
 }
 
 export interface CommandResult {
@@ -183,6 +185,15 @@ export async function runCommand(argv: string[], o: RunOptions = {}): Promise<Co
         if (o.stdin !== undefined) memory.stdin.end(o.stdin);
         else if (!o.tty) memory.stdin.end();
         prompter.io = memory.io;
+        if (o.onStderr) {
+          const stderr = memory.io.stderr;
+          const write = stderr.write.bind(stderr) as (...a: unknown[]) => boolean;
+          const tell = o.onStderr;
+          stderr.write = ((chunk: unknown, ...rest: unknown[]) => {
+            tell(String(chunk));
+            return write(chunk, ...rest);
+          }) as typeof stderr.write;
+        }
         return memory.io;
       },
       prompter,
