@@ -211,3 +211,21 @@ export async function runCommand(argv: string[], o: RunOptions = {}): Promise<Co
     if (ownDir) rmSync(ownDir, { recursive: true, force: true });
   }
 }
+
+/** The options of runCli (cli.ts), for moving a test of the built CLI into this process unchanged. */
+export interface CliLikeOptions {
+  /** NOTEVOX_BASE_URL (none when not given). */
+  baseUrl?: string;
+  key?: string;
+  configDir?: string;
+  env?: Record<string, string | undefined>;
+  /** Standard input. */
+  input?: string;
+  /** The in-process sandbox that answers; without one the requests go over the real network (a real server, a refused port). */
+  sandbox?: RunOptions['sandbox'];
+}
+
+/** `runCli` in this process: the same environment (CI=1, no terminal, no colour), the real program. */
+export function runCliInProcess(args: string[], o: CliLikeOptions = {}): Promise<CommandResult> {
+  return runCommand(args, { sandbox: o.sandbox, key: o.key, configDir: o.configDir, stdin: o.input, env: { CI: '1', NOTEVOX_BASE_URL: o.baseUrl, ...o.env } });
+}
