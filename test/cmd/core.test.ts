@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, DEMO_NOTES } from '../../src/sandbox/demo-seed.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { commandSandbox, runCliInProcess, SANDBOX_URL, type CliLikeOptions, type Sandbox } from '../helpers/run-command.js';
+import { commandSandbox, runCliInProcess, SANDBOX_URL, type CliLikeOptions } from '../helpers/run-command.js';
 
 /**
  * The core of the CLI in this process (moved from test/e2e/core.test.ts, which keeps what needs the built binary:
@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => sb?.close());
 
 /** As the e2e tests run the built CLI, in this process; the sandbox of this file answers unless `box` says another (null: none). */
-const inProc = (args: string[], o: Omit<CliLikeOptions, 'sandbox'> & { box?: Sandbox | null } = {}) => runCliInProcess(args, { ...o, sandbox: o.box === null ? undefined : (o.box ?? sb) });
+const inProc = (args: string[], o: Omit<CliLikeOptions, 'sandbox'> & { box?: Box | null } = {}) => runCliInProcess(args, { ...o, sandbox: o.box === null ? undefined : (o.box ?? sb) });
 
 describe('auth', () => {
   it('logs in with the key on stdin, verifies it, stores it 0600 in a 0700 dir, and never prints it', async () => {
