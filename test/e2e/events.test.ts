@@ -5,11 +5,15 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_SCHEMAS } from '../../src/contract/event-schemas.js';
 import { DEMO_KEYS, DEMO_NOTES as N, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
-import { BIN, cliEnv, runCli } from '../helpers/cli.js';
+import { BIN, cliEnv } from '../helpers/cli.js';
 import { deadPort, eventually, startReceiver } from '../helpers/receiver.js';
+import { runCliInProcess as runCli } from '../helpers/run-command.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
-/** Events end to end: the built CLI's receiver, tail, trigger and sandbox processes (signals, exit codes, pipes). */
+/**
+ * Events end to end: the built CLI's receiver, tail, trigger and sandbox processes (signals, exit codes, pipes). The
+ * one-shot commands beside them (trigger, events, live-note start, a finished --follow) run in this process.
+ */
 
 const admin = DEMO_KEYS.admin.token;
 const API = '/v1/external';

@@ -1,10 +1,12 @@
 // The built CLI against hostile networks: a proxy that never answers CONNECT, a recording proxy with a loopback
-// base URL, a redirecting server, a stalled answer, and nothing listening. Exit codes and messages, as a user sees them.
+// base URL, a redirecting server, a stalled answer, and nothing listening. Exit codes and messages, as a user sees them;
+// the program runs in this process, its requests go over the real network.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, DEMO_NOTES } from '../../src/sandbox/demo-seed.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { runCliInProcess as runCli } from '../helpers/run-command.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
 const ADMIN = DEMO_KEYS.admin.token;
@@ -55,7 +57,6 @@ describe('--timeout bounds everything', () => {
         key: ADMIN,
         configDir: cfg.dir,
         env: { HTTPS_PROXY: `http://${proxy.host}` },
-        timeoutMs: 30_000,
       });
       const seconds = (Date.now() - started) / 1000;
       expect(r.exitCode, r.stderr).toBe(8);
@@ -95,7 +96,7 @@ describe('loopback never goes through a proxy', () => {
     const proxy = await serve(server);
     try {
       const env = { HTTP_PROXY: `http://${proxy.host}`, HTTPS_PROXY: `http://${proxy.host}` };
-      const r = await runCli(['notes', 'get', GUID, '-o', 'json', '--debug'], { baseUrl: sb.baseUrl, key: ADMIN, configDir: cfg.dir, env, timeoutMs: 30_000 });
+      const r = await runCli(['notes', 'get', GUID, '-o', 'json', '--debug'], { baseUrl: sb.baseUrl, key: ADMIN, configDir: cfg.dir, env });
       expect(r.exitCode, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ guid: GUID });
       expect(r.stderr).toContain(`proxy: not used for ${new URL(sb.baseUrl).host} (loopback)`);

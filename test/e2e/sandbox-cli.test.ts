@@ -5,9 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, DEMO_NOTES } from '../../src/sandbox/demo-seed.js';
-import { BIN, runCli } from '../helpers/cli.js';
+import { BIN } from '../helpers/cli.js';
+import { runCliInProcess as runCli } from '../helpers/run-command.js';
 
-/** `notevox sandbox start` as a user runs it: the built CLI in its own process, stopped by a signal. */
+/**
+ * `notevox sandbox start` as a user runs it: the built CLI in its own process, stopped by a signal. What ends at once
+ * (seed-example, bad flags, a command against the started sandbox) runs in this process.
+ */
 
 const SECRETS = Object.values(DEMO_KEYS).map((k) => k.secret);
 const token = (k: { id: string; secret: string }) => `${k.id}.${k.secret}`;
@@ -198,7 +202,7 @@ describe('notevox sandbox start', () => {
         [['--seed', join(dir, 'missing.json')], /missing\.json/],
         [['--seed', join(dir, 'seed.json'), '--state', join(dir, 'state.db')], /--seed/],
       ] as const) {
-        const r = await runCli(['sandbox', 'start', ...args], { timeoutMs: 20_000 });
+        const r = await runCli(['sandbox', 'start', ...args]);
         expect(r.exitCode, `${args.join(' ')}: ${r.stderr}`).toBe(2);
         expect(r.stderr).toMatch(message);
         expect(r.stdout).toBe('');

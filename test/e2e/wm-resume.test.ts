@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, DEMO_USERS, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
-import { BIN, runCli, tempConfigDir } from '../helpers/cli.js';
+import { BIN, tempConfigDir } from '../helpers/cli.js';
+import { runCliInProcess as runCli } from '../helpers/run-command.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
-/** Resuming `wm import`: after the process is killed, and after batches fail for good. */
+/** Resuming `wm import`: after the process is killed, and after batches fail for good. The reruns run in this process. */
 
 const { sales, support } = DEMO_WORKSPACES;
 const KEY = DEMO_KEYS.admin.token;

@@ -153,6 +153,8 @@ export interface RunOptions {
   configDir?: string;
   /** Terminal width when tty. */
   columns?: number;
+  /** Told of each write to stderr as it happens (e.g. to note when a line came, in virtual time). */
+  onStderr?: (text: string) => void;
 }
 
 export interface CommandResult {
@@ -183,6 +185,15 @@ export async function runCommand(argv: string[], o: RunOptions = {}): Promise<Co
         if (o.stdin !== undefined) memory.stdin.end(o.stdin);
         else if (!o.tty) memory.stdin.end();
         prompter.io = memory.io;
+        if (o.onStderr) {
+          const stderr = memory.io.stderr;
+          const write = stderr.write.bind(stderr) as (...a: unknown[]) => boolean;
+          const tell = o.onStderr;
+          stderr.write = ((chunk: unknown, ...rest: unknown[]) => {
+            tell(String(chunk));
+            return write(chunk, ...rest);
+          }) as typeof stderr.write;
+        }
         return memory.io;
       },
       prompter,
@@ -199,4 +210,22 @@ export async function runCommand(argv: string[], o: RunOptions = {}): Promise<Co
   } finally {
     if (ownDir) rmSync(ownDir, { recursive: true, force: true });
   }
+}
+
+/** The options of runCli (cli.ts), for moving a test of the built CLI into this process unchanged. */
+export interface CliLikeOptions {
+  /** NOTEVOX_BASE_URL (none when not given). */
+  baseUrl?: string;
+  key?: string;
+  configDir?: string;
+  env?: Record<string, string | undefined>;
+  /** Standard input. */
+  input?: string;
+  /** The in-process sandbox that answers; without one the requests go over the real network (a real server, a refused port). */
+  sandbox?: RunOptions['sandbox'];
+}
+
+/** `runCli` in this process: the same environment (CI=1, no terminal, no colour), the real program. */
+export function runCliInProcess(args: string[], o: CliLikeOptions = {}): Promise<CommandResult> {
+  return runCommand(args, { sandbox: o.sandbox, key: o.key, configDir: o.configDir, stdin: o.input, env: { CI: '1', NOTEVOX_BASE_URL: o.baseUrl, ...o.env } });
 }

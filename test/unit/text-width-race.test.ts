@@ -8,9 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 /**
  * A spinner on a terminal imports ora, which imports string-width; src/io/text.ts require()s string-width on its
  * first measure. A require() that lands while ora's import is half-way through loading string-width throws
- * ("not yet fully loaded"): a table printed just after a spinner started would crash the command. Each attempt
- * needs a process of its own (a module loads once per process), measuring a few event-loop turns later each
- * time; the code is bundled as the build bundles it (a loader such as tsx changes the timing and hides the race).
+ * ("not yet fully loaded"): a table printed just after a spinner started would crash the command.
+ *
+ * The race is made certain instead of likely: a module customization hook (module.register) holds the load of
+ * string-width until the probe has measured, so the measure always lands while string-width is half-loaded by
+ * ora's import — unless src/io loaded it before starting that import (the fix), in which case the import finds it
+ * loaded and the hook never sees it. A module loads once per process, hence a process per probe; the code is
+ * bundled as the build bundles it (a loader such as tsx would change how string-width is loaded).
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let dir = '';
@@ -31,25 +35,59 @@ beforeAll(async () => {
     outfile: join(dir, 'io.mjs'),
     logLevel: 'silent',
   });
+  // Runs on the loader's thread: string-width's load waits for "go" from the probe, and the probe is told it began.
+  writeFileSync(
+    join(dir, 'hold-string-width.mjs'),
+    `let port;
+let release;
+const released = new Promise((r) => (release = r));
+export function initialize(data) {
+  port = data.port;
+  port.on('message', (m) => m === 'go' && release());
+}
+export async function load(url, context, next) {
+  if (/\\/node_modules\\/string-width\\/index\\.js$/.test(url)) {
+    port.postMessage('held');
+    await released;
+  }
+  return next(url, context);
+}
+`,
+  );
+  // argv[2] "spinner": a spinner starts (src/io's way); "bare": ora is imported with nothing loaded first (the control).
+  // Then, once string-width is held half-loaded or ora has loaded (whichever comes first), measure.
   writeFileSync(
     join(dir, 'probe.mjs'),
-    `import { PassThrough } from 'node:stream';
-import { createSpinner, displayWidth } from './io.mjs';
-const spinner = createSpinner({ stderr: new PassThrough(), interactive: true, color: false, columns: 80 }, 'loading');
-for (let i = 0; i < Number(process.argv[2]); i++) await new Promise((r) => setImmediate(r));
+    `import { register } from 'node:module';
+import { PassThrough } from 'node:stream';
+import { MessageChannel } from 'node:worker_threads';
+const { port1, port2 } = new MessageChannel();
+register('./hold-string-width.mjs', import.meta.url, { data: { port: port2 }, transferList: [port2] });
+const held = new Promise((r) => port1.on('message', (m) => m === 'held' && r()));
+const { createSpinner, displayWidth } = await import('./io.mjs');
+const spinner = process.argv[2] === 'spinner' ? createSpinner({ stderr: new PassThrough(), interactive: true, color: false, columns: 80 }, 'loading') : undefined;
+const ora = import('ora');
+await Promise.race([held, ora]);
 let out;
 try { out = String(displayWidth('日本')); } catch (e) { out = 'threw: ' + e.message.split('\\n')[0]; }
-spinner.stop();
+port1.postMessage('go');
+await ora;
+spinner?.stop();
+port1.close();
 console.log(out);
 `,
   );
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const probe = (mode: 'spinner' | 'bare') => execFileSync(process.execPath, [join(dir, 'probe.mjs'), mode], { encoding: 'utf8', timeout: 30_000 }).trim();
+
 describe('measuring text while a spinner loads ora', () => {
-  it('never finds string-width half-loaded', () => {
-    const turns = Array.from({ length: 12 }, (_, i) => i);
-    const results = turns.map((t) => execFileSync(process.execPath, [join(dir, 'probe.mjs'), String(t)], { encoding: 'utf8' }).trim());
-    expect(results).toEqual(turns.map(() => '4')); // two wide characters
-  }, 60_000);
+  it('the probe does reproduce the race: measuring while ora half-loaded string-width throws', () => {
+    expect(probe('bare')).toMatch(/^threw: .*string-width/);
+  });
+
+  it('never finds string-width half-loaded after a spinner started', () => {
+    expect(probe('spinner')).toBe('4'); // two wide characters
+  });
 });

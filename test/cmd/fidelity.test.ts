@@ -5,14 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schemas from '../../src/contract/schemas.js';
 import { DEMO_KEYS, DEMO_NOTES as N, DEMO_ORGANIZATION, DEMO_TEMPLATES as T, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
 import { speechLikeWav, THREE_WORDS } from '../helpers/audio.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { tempConfigDir } from '../helpers/cli.js';
 import { startProxy } from '../helpers/proxy.js';
+import { runCliInProcess as runCli } from '../helpers/run-command.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
 /**
  * The revised decisions (decisions.md §2.2, §3.2, §3.3, §4.2, §4.5, §5.3) over HTTP against a real sandbox, as
  * clients written against the real service call it; and the CLI against answers of other service versions
- * (through a small proxy).
+ * (through a small proxy). The CLI runs in this process and talks HTTP to them.
  */
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>;

@@ -1,33 +1,20 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_KEYS } from '../../src/sandbox/demo-seed.js';
 import { HTML_PAGE, startBadServer, type BadAnswer, type BadServer } from '../helpers/bad-server.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestSandbox } from '../helpers/sandbox.js';
+import { runCliInProcess as runCli } from '../helpers/run-command.js';
+import { useSandboxEnv } from '../helpers/sandbox-env.js';
 
 /**
  * Issue 14 item 1: a 2xx that is not the documented answer (a captive portal's HTML, a proxy's "OK", a gateway's
  * `{}`) is never reported as success. The bad server sits in front of a real sandbox and answers every write
- * itself; reads go through, so that the commands get as far as their writes.
+ * itself; reads go through, so that the commands get as far as their writes. The CLI runs in this process and talks
+ * HTTP to the bad server.
  */
 
 const ADMIN = DEMO_KEYS.admin.token;
-let sb: Awaited<ReturnType<typeof startTestSandbox>>;
-let dir: string;
-let config: ReturnType<typeof tempConfigDir>;
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'notevox-bad-server-'));
-  config = tempConfigDir();
-});
-afterAll(async () => {
-  await sb?.close();
-  rmSync(dir, { recursive: true, force: true });
-  config?.cleanup();
-});
+const t = useSandboxEnv('bad-server');
 
 const BODIES: Record<string, Exclude<BadAnswer, undefined>> = {
   html: { body: HTML_PAGE },
@@ -36,7 +23,7 @@ const BODIES: Record<string, Exclude<BadAnswer, undefined>> = {
 };
 
 async function withBadWrites<T>(kind: keyof typeof BODIES, run: (bad: BadServer) => Promise<T>): Promise<T> {
-  const bad = await startBadServer(sb.baseUrl, (req) => (req.method === 'GET' ? undefined : BODIES[kind]));
+  const bad = await startBadServer(t.sb.baseUrl, (req) => (req.method === 'GET' ? undefined : BODIES[kind]));
   try {
     return await run(bad);
   } finally {
@@ -44,7 +31,7 @@ async function withBadWrites<T>(kind: keyof typeof BODIES, run: (bad: BadServer)
   }
 }
 
-const cache = (name: string) => join(dir, `cache-${name}`);
+const cache = (name: string) => join(t.dir, `cache-${name}`);
 const journals = (c: string) => {
   try {
     return readdirSync(join(c, 'wm-journal'));
@@ -52,16 +39,16 @@ const journals = (c: string) => {
     return [];
   }
 };
-const wmCount = () => sb.db.get<{ n: number }>("SELECT count(*) AS n FROM word_memories WHERE entry LIKE 'Bad-%'")!.n;
+const wmCount = () => t.sb.db.get<{ n: number }>("SELECT count(*) AS n FROM word_memories WHERE entry LIKE 'Bad-%'")!.n;
 
 describe('a 2xx that is not the documented answer is never success', () => {
   it.each(Object.keys(BODIES))('wm import (%s): exit 1 "unexpected response", nothing counted as present, no journal claims anything', async (kind) => {
-    const csv = join(dir, `import-${kind}.csv`);
+    const csv = join(t.dir, `import-${kind}.csv`);
     writeFileSync(csv, 'entry,subEntry\n' + Array.from({ length: 30 }, (_, i) => `Bad-${kind}-${i},`).join('\n') + '\n');
     const c = cache(kind);
     // A journal from an earlier, interrupted run of the same import: it must survive too.
     await withBadWrites(kind as keyof typeof BODIES, async (bad) => {
-      const r = await runCli(['wm', 'import', csv, '--batch-size', '10', '-o', 'json'], { baseUrl: bad.baseUrl, key: ADMIN, configDir: config.dir, env: { NOTEVOX_CACHE_DIR: c } });
+      const r = await runCli(['wm', 'import', csv, '--batch-size', '10', '-o', 'json'], { baseUrl: bad.baseUrl, key: ADMIN, configDir: t.config.dir, env: { NOTEVOX_CACHE_DIR: c } });
       expect(r.exitCode, r.stderr).toBe(1);
       const { error } = JSON.parse(r.stderr);
       expect(error.message).toMatch(/^30 rows were not imported: unexpected response from wm\.user\.create/);
@@ -76,13 +63,13 @@ describe('a 2xx that is not the documented answer is never success', () => {
   });
 
   it('wm import: the batches confirmed before the bad answers stay in the journal, and the rerun resumes', async () => {
-    const csv = join(dir, 'import-partial.csv');
+    const csv = join(t.dir, 'import-partial.csv');
     writeFileSync(csv, 'entry\n' + Array.from({ length: 30 }, (_, i) => `Bad-partial-${i}`).join('\n') + '\n');
     const c = cache('partial');
     let writes = 0;
     let healthy = false;
-    const bad = await startBadServer(sb.baseUrl, (req) => (!healthy && req.method !== 'GET' && ++writes > 1 ? BODIES.html : undefined));
-    const o = { baseUrl: bad.baseUrl, key: ADMIN, configDir: config.dir, env: { NOTEVOX_CACHE_DIR: c } };
+    const bad = await startBadServer(t.sb.baseUrl, (req) => (!healthy && req.method !== 'GET' && ++writes > 1 ? BODIES.html : undefined));
+    const o = { baseUrl: bad.baseUrl, key: ADMIN, configDir: t.config.dir, env: { NOTEVOX_CACHE_DIR: c } };
     try {
       const r = await runCli(['wm', 'import', csv, '--batch-size', '10', '--concurrency', '1'], o);
       expect(r.exitCode, r.stderr).toBe(1);
@@ -98,13 +85,13 @@ describe('a 2xx that is not the documented answer is never success', () => {
       await bad.close();
     }
     expect(journals(c)).toEqual([]);
-    sb.db.run("DELETE FROM word_memories WHERE entry LIKE 'Bad-%'");
+    t.sb.db.run("DELETE FROM word_memories WHERE entry LIKE 'Bad-%'");
   });
 
   it.each(Object.keys(BODIES))('wm rm, wm add and wm sync (%s) fail the same way', async (kind) => {
-    const [made] = sb.db.all<{ id: number }>("SELECT id FROM word_memories WHERE scope_type = 'user' ORDER BY id LIMIT 1");
+    const [made] = t.sb.db.all<{ id: number }>("SELECT id FROM word_memories WHERE scope_type = 'user' ORDER BY id LIMIT 1");
     await withBadWrites(kind as keyof typeof BODIES, async (bad) => {
-      const o = { baseUrl: bad.baseUrl, key: ADMIN, configDir: config.dir, env: { NOTEVOX_CACHE_DIR: cache(`other-${kind}`) } };
+      const o = { baseUrl: bad.baseUrl, key: ADMIN, configDir: t.config.dir, env: { NOTEVOX_CACHE_DIR: cache(`other-${kind}`) } };
       const rm = await runCli(['wm', 'rm', String(made.id), '--yes'], o);
       expect(rm.exitCode, rm.stderr).toBe(1);
       expect(rm.stderr).toMatch(/^error: unexpected response from wm\.user\.delete/m);
@@ -115,19 +102,19 @@ describe('a 2xx that is not the documented answer is never success', () => {
       expect(add.stderr).toMatch(/^error: unexpected response from wm\.user\.create/m);
       expect(add.stderr).not.toMatch(/already in|TypeError/);
 
-      const csv = join(dir, `sync-${kind}.csv`);
+      const csv = join(t.dir, `sync-${kind}.csv`);
       writeFileSync(csv, 'entry\nBad-sync-1\nBad-sync-2\n');
       const sync = await runCli(['wm', 'sync', csv, '--yes', '-o', 'json'], o);
       expect(sync.exitCode, sync.stderr).toBe(1);
       expect(sync.stderr).toMatch(/2 changes were not applied: unexpected response from wm\.user\.create/);
       expect(JSON.parse(sync.stdout).applied).toMatchObject({ created: 0, failed: 2 });
     });
-    expect(sb.db.get('SELECT id FROM word_memories WHERE id = ?', [made.id])).toBeDefined();
+    expect(t.sb.db.get('SELECT id FROM word_memories WHERE id = ?', [made.id])).toBeDefined();
   });
 
   it('other writes too: folders create', async () => {
     await withBadWrites('html', async (bad) => {
-      const o = { baseUrl: bad.baseUrl, key: ADMIN, configDir: config.dir };
+      const o = { baseUrl: bad.baseUrl, key: ADMIN, configDir: t.config.dir };
       const folder = await runCli(['folders', 'create', 'Bad folder', '--workspace', 'Sales'], o);
       expect(folder.exitCode, folder.stderr).toBe(1);
       expect(folder.stderr).toMatch(/^error: unexpected response from folders\.create\w+: the body is not JSON \("<!DOCTYPE html>/m);
@@ -137,17 +124,17 @@ describe('a 2xx that is not the documented answer is never success', () => {
   it('auth status, auth login and wm add against a server that answers HTML to everything: the same clear error', async () => {
     const bad = await startBadServer(undefined, () => BODIES.html);
     try {
-      const o = { baseUrl: bad.baseUrl, key: ADMIN, configDir: config.dir };
+      const o = { baseUrl: bad.baseUrl, key: ADMIN, configDir: t.config.dir };
       const status = await runCli(['auth', 'status'], o);
       expect(status.exitCode, status.stderr).toBe(1);
       expect(status.stderr).toMatch(/^error: unexpected response from auth\.me: the body is not JSON/m);
       expect(status.stderr).not.toMatch(/TypeError|looks like a bug/);
 
-      const login = await runCli(['auth', 'login', '--with-key', '--base-url', bad.baseUrl], { configDir: config.dir, input: ADMIN });
+      const login = await runCli(['auth', 'login', '--with-key', '--base-url', bad.baseUrl], { configDir: t.config.dir, input: ADMIN });
       expect(login.exitCode, login.stderr).toBe(1);
       expect(login.stderr).toMatch(/^error: unexpected response from auth\.me/m);
       // Nothing was saved from a login that could not be checked.
-      const list = await runCli(['auth', 'status'], { configDir: config.dir });
+      const list = await runCli(['auth', 'status'], { configDir: t.config.dir });
       expect(list.exitCode).toBe(3);
 
       const add = await runCli(['wm', 'add', 'Bad-add'], o);
@@ -177,15 +164,15 @@ describe('a key that a server echoes back in a 200 body is masked (issue 14 item
           : { type: 'application/json', body: JSON.stringify({ authorization: `Bearer ${KEY.token}`, [secret]: [secret, { nested: KEY.token }] }) },
     );
     try {
-      const o = { baseUrl: echo.baseUrl, key: KEY.token, configDir: config.dir };
+      const o = { baseUrl: echo.baseUrl, key: KEY.token, configDir: t.config.dir };
       const outputs = [
         await runCli(['api', 'debug/echo'], o),
         await runCli(['api', 'debug/text'], o),
         await runCli(['api', 'auth/me', '--json'], o),
         await runCli(['auth', 'status'], o),
         await runCli(['auth', 'status', '--json'], o),
-        await runCli(['auth', 'login', '--with-key', '--base-url', echo.baseUrl, '--profile', 'echo'], { configDir: config.dir, input: KEY.token }),
-        await runCli(['auth', 'login', '--with-key', '--base-url', echo.baseUrl, '--profile', 'echo', '--json'], { configDir: config.dir, input: KEY.token }),
+        await runCli(['auth', 'login', '--with-key', '--base-url', echo.baseUrl, '--profile', 'echo'], { configDir: t.config.dir, input: KEY.token }),
+        await runCli(['auth', 'login', '--with-key', '--base-url', echo.baseUrl, '--profile', 'echo', '--json'], { configDir: t.config.dir, input: KEY.token }),
       ];
       for (const r of outputs) {
         expect(r.exitCode, r.stderr).toBe(0);
@@ -193,7 +180,7 @@ describe('a key that a server echoes back in a 200 body is masked (issue 14 item
         expect(r.stdout + r.stderr).toContain('****');
       }
       expect(JSON.parse(outputs[0].stdout)).toEqual({ authorization: 'Bearer ****', '****': ['****', { nested: '****' }] });
-      expect(outputs[1].stdout).toBe('"you sent Bearer **** (secret ****)"');
+      expect(outputs[1].stdout).toBe('"you sent Bearer **** (secret ****)"\n');
     } finally {
       await echo.close();
     }

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+/**
+ * The static checks of `npm test`: the type check (`tsc --noEmit`) and the linter (`eslint .`) at the same time
+ * (neither uses the other's result, and each leaves a core idle for much of its run). Each one's output is printed
+ * in full, under its name, when it ends; the exit code is 1 if either failed. `npm run typecheck` and `npm run lint`
+ * still run one alone.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+/** A package's command-line script, run with this Node (no shell, no npx lookup). */
+const bin = (pkg, rel) => join(root, 'node_modules', pkg, rel);
+
+const checks = [
+  { name: 'typecheck (tsc --noEmit)', args: [bin('typescript', 'bin/tsc'), '--noEmit'] },
+  { name: 'lint (eslint .)', args: [bin('eslint', 'bin/eslint.js'), '.'] },
+];
+
+function run({ name, args }) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    let settled = false;
+    const done = (code, why) => {
+      if (settled) return;
+      settled = true;
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const ok = code === 0;
+      process.stdout.write(`${ok ? '✓' : '✗'} ${name}: ${ok ? 'passed' : why} in ${seconds}s\n`);
+      if (output.trim()) process.stdout.write(output.endsWith('\n') ? output : output + '\n');
+      resolve(ok);
+    };
+    child.on('error', (e) => done(1, `could not start: ${e.message}`));
+    child.on('close', (code, signal) => done(code, signal ? `killed by ${signal}` : `failed (exit ${code})`));
+  });
+}
+
+const results = await Promise.all(checks.map(run));
+process.exitCode = results.every(Boolean) ? 0 : 1;
