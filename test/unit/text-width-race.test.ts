@@ -82,8 +82,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const probe = (mode: 'spinner' | 'bare') => execFileSync(process.execPath, [join(dir, 'probe.mjs'), mode], { encoding: 'utf8', timeout: 30_000 }).trim();
 
+// On Node 24 a require() goes through the module hooks too, so the held load blocks the probe's own measure (the
+// probe hangs rather than throws): the control shows the hook's reproduction on Node 20 and 22 only (CI runs both).
+// The test of the fix below runs on every Node.
+const holdBlocksRequire = Number(process.versions.node.split('.')[0]) >= 24;
+
 describe('measuring text while a spinner loads ora', () => {
-  it('the probe does reproduce the race: measuring while ora half-loaded string-width throws', () => {
+  it.skipIf(holdBlocksRequire)('the probe does reproduce the race: measuring while ora half-loaded string-width throws', () => {
     expect(probe('bare')).toMatch(/^threw: .*string-width/);
   });
 
