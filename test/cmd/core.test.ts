@@ -1,3 +1,4 @@
+import { expectNoSecrets } from '../helpers/expect.js';
 import { chmodSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,10 +17,6 @@ import { commandSandbox, runCliInProcess, SANDBOX_URL, type CliLikeOptions } fro
 
 type Box = Awaited<ReturnType<typeof commandSandbox>>;
 const ADMIN = DEMO_KEYS.admin.token;
-const SECRETS = Object.values(DEMO_KEYS).map((k) => k.secret);
-const noSecrets = (...texts: string[]) => {
-  for (const t of texts) for (const s of SECRETS) expect(t).not.toContain(s);
-};
 
 let sb: Box;
 beforeAll(async () => {
@@ -38,7 +35,7 @@ describe('auth', () => {
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stderr).toContain('Logged in to');
       expect(r.stderr).toContain('nvk_user_admin.****');
-      noSecrets(r.stdout, r.stderr);
+      expectNoSecrets(r.stdout, r.stderr);
       const files = readdirSync(cfg.dir);
       expect(files.length).toBeGreaterThan(0);
       expect(statSync(cfg.dir).mode & 0o777).toBe(0o700);
@@ -50,7 +47,7 @@ describe('auth', () => {
       expect(status.exitCode, status.stderr).toBe(0);
       const s = JSON.parse(status.stdout);
       expect(s).toMatchObject({ profile: 'default', keyId: 'nvk_user_admin', keyType: 'USER', keySource: 'profile "default"' });
-      noSecrets(status.stdout, status.stderr);
+      expectNoSecrets(status.stdout, status.stderr);
 
       // the environment overrides the profile, and status says so
       const env = await inProc(['auth', 'status', '--json'], { configDir: cfg.dir, key: DEMO_KEYS.member.token });
@@ -158,7 +155,7 @@ describe('notes get/list/rename and output formats', () => {
     const insecure = await cli(['notes', 'list'], ADMIN, { NOTEVOX_BASE_URL: 'http://api.example.com' });
     expect(insecure.exitCode).toBe(2);
     expect(insecure.stderr).toMatch(/http/);
-    noSecrets(unauth.stderr, scope.stderr, missing.stderr, json.stderr);
+    expectNoSecrets(unauth.stderr, scope.stderr, missing.stderr, json.stderr);
   });
 
   it('never shows the key in a --debug trace', async () => {
@@ -166,7 +163,7 @@ describe('notes get/list/rename and output formats', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/> GET .*\/v1\/external\/notes/);
     expect(r.stderr).toMatch(/< 200/);
-    noSecrets(r.stdout, r.stderr);
+    expectNoSecrets(r.stdout, r.stderr);
   });
 });
 
@@ -210,7 +207,7 @@ describe('retries, rate limits and unavailability', () => {
       expect(r.stderr).toMatch(/^< 429 Too Many Requests \d+ms attempt 1$/m);
       expect(r.stderr).toMatch(/^< retry-after: \d+$/m);
       expect(r.stderr).toMatch(/^> authorization: Bearer \*\*\*\*$/m);
-      noSecrets(r.stderr);
+      expectNoSecrets(r.stderr);
       const d = await inProc(['notes', 'list', '--max-retries', '1'], { box: down, baseUrl: SANDBOX_URL, key: ADMIN });
       expect(d.exitCode).toBe(8);
     } finally {
@@ -269,7 +266,7 @@ describe('the key on disk and on screen', () => {
         expect(r.exitCode).toBe(3);
         outputs.push(r.stdout, r.stderr);
       }
-      noSecrets(...outputs);
+      expectNoSecrets(...outputs);
       expect(filesContaining(home.dir, DEMO_KEYS.admin.secret)).toEqual([file]);
 
       // Loosened by hand: the next command (even one that only reads) puts the modes back.
@@ -325,7 +322,7 @@ describe('precedence and status sources', () => {
       const human = await run(['auth', 'status', '-o', 'table']);
       expect(human.stdout).toMatch(/Key from\s+profile "work"/);
       expect(human.stdout).toMatch(/Key\s+nvk_user_admin\.\*\*\*\*0001/);
-      noSecrets(human.stdout, human.stderr, env.stderr);
+      expectNoSecrets(human.stdout, human.stderr, env.stderr);
     } finally {
       cfg.cleanup();
     }

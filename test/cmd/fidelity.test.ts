@@ -1,14 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schemas from '../../src/contract/schemas.js';
 import { DEMO_KEYS, DEMO_NOTES as N, DEMO_ORGANIZATION, DEMO_TEMPLATES as T, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
 import { speechLikeWav, THREE_WORDS } from '../helpers/audio.js';
-import { tempConfigDir } from '../helpers/cli.js';
 import { startProxy } from '../helpers/proxy.js';
 import { runCliInProcess as runCli } from '../helpers/run-command.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
+import { useSandboxEnv } from '../helpers/sandbox-env.js';
 
 /**
  * The revised decisions (decisions.md §2.2, §3.2, §3.3, §4.2, §4.5, §5.3) over HTTP against a real sandbox, as
@@ -20,21 +19,9 @@ type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>;
 const API = '/v1/external';
 const PACE = 0.1;
 
-let sb: Sandbox;
-let config: ReturnType<typeof tempConfigDir>;
-let dir: string;
+const env = useSandboxEnv('fidelity', { options: { jobSeconds: PACE } });
 const speech = speechLikeWav(THREE_WORDS);
 
-beforeAll(async () => {
-  sb = await startTestSandbox({ options: { jobSeconds: PACE } });
-  config = tempConfigDir();
-  dir = mkdtempSync(join(tmpdir(), 'nvx-fidelity-'));
-});
-afterAll(async () => {
-  await sb?.close();
-  config?.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 async function call(base: string, method: string, path: string, o: { key?: string; body?: unknown } = {}) {
   const headers: Record<string, string> = {};
@@ -44,7 +31,7 @@ async function call(base: string, method: string, path: string, o: { key?: strin
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : null };
 }
-const api = (method: string, path: string, o: { key?: string; body?: unknown } = {}) => call(sb.baseUrl, method, API + path, o);
+const api = (method: string, path: string, o: { key?: string; body?: unknown } = {}) => call(env.sb.baseUrl, method, API + path, o);
 
 async function createJob(key: string, body: unknown = {}) {
   const r = await api('POST', '/voice-file/jobs', { key, body });
@@ -219,10 +206,10 @@ describe('§3.2, §3.3, §5.3 notes', () => {
 });
 
 describe('the CLI against other versions of the service', () => {
-  const cli = (args: string[], baseUrl: string, key: string) => runCli(args, { baseUrl, key, configDir: config.dir });
+  const cli = (args: string[], baseUrl: string, key: string) => runCli(args, { baseUrl, key, configDir: env.config.dir });
 
   it('prints text and SRT from a transcript that has only segments', async () => {
-    const proxy = await startProxy(sb.baseUrl, {
+    const proxy = await startProxy(env.sb.baseUrl, {
       rewrite: (method, path, body) => {
         if (!path.endsWith('/transcript') || !body?.segments) return undefined;
         const { paragraphs: _, ...rest } = body;
@@ -231,7 +218,7 @@ describe('the CLI against other versions of the service', () => {
     });
     try {
       const key = DEMO_KEYS.workspaceKey.token;
-      const file = join(dir, 'speech.wav');
+      const file = join(env.dir, 'speech.wav');
       writeFileSync(file, speech.bytes);
       const srt = await cli(['voice', 'upload', file, '--format', 'srt'], proxy.baseUrl, key);
       expect(srt.exitCode, srt.stderr).toBe(0);
@@ -261,10 +248,10 @@ describe('the CLI against other versions of the service', () => {
     await putUpload(job.uploadUri, speech.bytes);
     await api('PUT', `/voice-file/jobs/${job.id}/upload-complete`, { key });
     await waitDone(job.id, key);
-    const sparse = await startProxy(sb.baseUrl, {
+    const sparse = await startProxy(env.sb.baseUrl, {
       rewrite: (_m, path, body) => (path.endsWith('/transcript') ? { text: body.text, segments: body.segments.map((s: any) => ({ text: s.text })) } : undefined),
     });
-    const neither = await startProxy(sb.baseUrl, { rewrite: (_m, path, body) => (path.endsWith('/transcript') ? { jobId: body.jobId, text: body.text } : undefined) });
+    const neither = await startProxy(env.sb.baseUrl, { rewrite: (_m, path, body) => (path.endsWith('/transcript') ? { jobId: body.jobId, text: body.text } : undefined) });
     try {
       const srt = await cli(['voice', 'transcript', job.id, '-o', 'srt'], sparse.baseUrl, key);
       expect(srt.exitCode, srt.stderr).toBe(0);
@@ -284,26 +271,26 @@ describe('the CLI against other versions of the service', () => {
   });
 
   it('documents generate with a template id that does not exist: exit 5, pointing at templates list', async () => {
-    const r = await cli(['notes', 'documents', 'generate', N.launchKickoff, '--template', '424242', '--locale', 'en_US'], sb.baseUrl, DEMO_KEYS.wsAdmin.token);
+    const r = await cli(['notes', 'documents', 'generate', N.launchKickoff, '--template', '424242', '--locale', 'en_US'], env.sb.baseUrl, DEMO_KEYS.wsAdmin.token);
     expect(r.exitCode).toBe(5);
     expect(r.stderr).toMatch(/template 424242 not found/);
     expect(r.stderr).toMatch(/There is no template 424242: `notevox templates list` shows the ones you may use/);
   });
 
   it('--debug shows workspace lookups on the plain paths, never auth/workspaces…', async () => {
-    const byName = await cli(['notes', 'list', '--workspace', 'Product Team', '--limit', '1', '--debug'], sb.baseUrl, DEMO_KEYS.admin.token);
+    const byName = await cli(['notes', 'list', '--workspace', 'Product Team', '--limit', '1', '--debug'], env.sb.baseUrl, DEMO_KEYS.admin.token);
     expect(byName.exitCode, byName.stderr).toBe(0);
     expect(byName.stderr).toMatch(/> GET \S*\/v1\/external\/workspaces\b(?!\/)/);
-    const file = join(dir, 'speech.wav');
+    const file = join(env.dir, 'speech.wav');
     writeFileSync(file, speech.bytes);
-    const unbound = await cli(['voice', 'upload', file, '--no-wait', '--debug'], sb.baseUrl, DEMO_KEYS.member.token);
+    const unbound = await cli(['voice', 'upload', file, '--no-wait', '--debug'], env.sb.baseUrl, DEMO_KEYS.member.token);
     expect(unbound.exitCode, unbound.stderr).toBe(0);
     expect(unbound.stderr).toMatch(/> GET \S*\/v1\/external\/workspaces\b(?!\/)/);
-    const status = await cli(['auth', 'status', '--debug', '--json'], sb.baseUrl, DEMO_KEYS.workspaceKey.token);
+    const status = await cli(['auth', 'status', '--debug', '--json'], env.sb.baseUrl, DEMO_KEYS.workspaceKey.token);
     expect(status.exitCode, status.stderr).toBe(0);
     expect(status.stderr).toMatch(/> GET \S*\/v1\/external\/workspaces\/me\b/);
     expect(JSON.parse(status.stdout)).toMatchObject({ workspaceGuid: WS.product, workspaceName: 'Product Team' });
-    const org = await cli(['org', 'show', '--debug'], sb.baseUrl, DEMO_KEYS.admin.token);
+    const org = await cli(['org', 'show', '--debug'], env.sb.baseUrl, DEMO_KEYS.admin.token);
     expect(org.exitCode, org.stderr).toBe(0);
     expect(org.stderr).toMatch(/> GET \S*\/v1\/external\/organizations\/me\b/);
     for (const r of [byName, unbound, status, org]) expect(r.stderr).not.toContain('/auth/workspaces');
@@ -311,7 +298,7 @@ describe('the CLI against other versions of the service', () => {
   });
 
   it('falls back to the auth/ paths on 404001 from an older sandbox, and only then', async () => {
-    const older = await startProxy(sb.baseUrl, {
+    const older = await startProxy(env.sb.baseUrl, {
       answer: (_m, path) =>
         ['/workspaces', '/workspaces/me', '/organizations/me'].some((p) => path === API + p)
           ? { status: 404, body: { error: { code: 404001, errorType: 'not_found', message: `no route GET ${path}`, detail: null } } }
@@ -329,7 +316,7 @@ describe('the CLI against other versions of the service', () => {
       await older.close();
     }
     // 404000 is an answer (the workspace is gone, say), not a missing route: no fallback, and status shows the rest.
-    const gone = await startProxy(sb.baseUrl, {
+    const gone = await startProxy(env.sb.baseUrl, {
       answer: (_m, path) => (path === `${API}/workspaces/me` ? { status: 404, body: { error: { code: 404000, errorType: 'not_found', message: 'bound workspace not found', detail: null } } } : undefined),
     });
     try {

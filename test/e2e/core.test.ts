@@ -1,3 +1,4 @@
+import { expectNoSecrets } from '../helpers/expect.js';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,10 +14,6 @@ import { startTestSandbox } from '../helpers/sandbox.js';
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>;
 const ADMIN = DEMO_KEYS.admin.token;
-const SECRETS = Object.values(DEMO_KEYS).map((k) => k.secret);
-const noSecrets = (...texts: string[]) => {
-  for (const t of texts) for (const s of SECRETS) expect(t).not.toContain(s);
-};
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -37,7 +34,7 @@ describe('auth', () => {
       const r = await runInPty(['auth', 'login', '--base-url', sb.baseUrl, '--profile', 'tty'], [[/API key/, ADMIN + '\r']], { NOTEVOX_CONFIG_DIR: cfg.dir });
       expect(r.exitCode, r.screen).toBe(0);
       expect(r.screen).toContain('Logged in');
-      noSecrets(r.screen);
+      expectNoSecrets(r.screen);
       const profiles = await runCli(['profile', 'list', '--json'], { configDir: cfg.dir });
       expect(JSON.parse(profiles.stdout)).toEqual([expect.objectContaining({ name: 'tty', current: true, hasKey: true })]);
     } finally {

@@ -1,3 +1,4 @@
+import { expectNoSecrets } from '../helpers/expect.js';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -13,7 +14,6 @@ import { runCliInProcess as runCli } from '../helpers/run-command.js';
  * (seed-example, bad flags, a command against the started sandbox) runs in this process.
  */
 
-const SECRETS = Object.values(DEMO_KEYS).map((k) => k.secret);
 const token = (k: { id: string; secret: string }) => `${k.id}.${k.secret}`;
 
 interface Started {
@@ -113,7 +113,7 @@ describe('notevox sandbox start', () => {
     expect(err).toMatch(/sandbox: PATCH \/v1\/external\/notes\/\w+ 200 \d+ms key=nvk_user_admin/);
     expect(err).toMatch(/GET \/v1\/external\/auth\/me 401 \d+ms key=-/);
     expect(err).toContain('shutting down');
-    for (const s of SECRETS) expect(err).not.toContain(s);
+    expectNoSecrets(err);
     // on shutdown the journal is folded into the state file; atomic writes leave no temporary file behind
     expect(readdirSync(dir).filter((f) => f.startsWith('state.db'))).toEqual(['state.db']);
     if (hasSqlite3) {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FolderRow } from '../../src/sandbox/access.js';
+import type { FolderRow, NoteRow } from '../../src/sandbox/access.js';
 import { authenticate } from '../../src/sandbox/auth.js';
 import { decodeRow, type Db } from '../../src/sandbox/db.js';
 import { seededRandom } from '../../src/sandbox/faults.js';
@@ -138,18 +138,6 @@ function generateWorld(seed: number): SeedInput {
 
 // ---------------------------------------------------------------- the oracle: the rules as they were in JavaScript
 
-interface NoteRow {
-  guid: string;
-  id: number;
-  title: string;
-  owner_user_id: number;
-  workspace_guid: string | null;
-  folder_id: number | null;
-  created_at: string;
-  updated_at: string;
-  deleted: number;
-  [k: string]: unknown;
-}
 
 const SHARED = new Set(['ALL_MEMBER_VIEWER', 'ALL_MEMBER_EDITOR']);
 const isSystemKey = (p: Principal) => p.keyType === 'WORKSPACE' || p.keyType === 'ORGANIZATION';
