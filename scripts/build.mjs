@@ -1,16 +1,19 @@
 #!/usr/bin/env node
-// `npm run build`: bundle src/ into dist/ with esbuild. ESM with code splitting, so every
-// `await import('./x.js')` in src becomes its own chunk and loads only when used. The packages in package.json's
-// `dependencies` stay in node_modules and likewise load only when imported; everything else src/ imports
+// `npm run build`: bundle src/ with esbuild (ESM with code splitting, into build/esbuild/), then re-chunk that with
+// Rollup into dist/ (see rechunk below). Every `await import('./x.js')` in src stays lazy: it loads only when
+// used. The packages in package.json's `dependencies` stay in node_modules and likewise load only when imported; everything else src/ imports
 // (commander, undici, zod: devDependencies) is bundled into the chunks that use it, which saves Node resolving,
 // opening and compiling dozens of small files at each start (see README, Performance). A test checks that
 // `dependencies` is exactly what dist/ imports at run time (test/unit/package.test.ts).
 //
-// dist/ holds only what runs: no source maps. esbuild's metafile goes to build/meta.json (tests read it), and
+// dist/ holds only what runs: no source maps. A metafile of dist/ in esbuild's format goes to build/meta.json (tests read it), and
 // dist/help/ gets the help of every command for the launcher's fast path (src/help/).
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { rollup } from 'rollup';
 import { readFile } from 'node:fs/promises';
+import { relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The entry point of the bundle (relative to the project root): the sandbox is a command of the CLI, not an entry of its own. */
@@ -41,11 +44,11 @@ const lazyChildProcess = {
   },
 };
 
-const result = await build({
+const esbuilt = await build({
   absWorkingDir: root,
   entryPoints,
   outbase: 'src',
-  outdir: 'dist',
+  outdir: 'build/esbuild',
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
   splitting: true,
@@ -63,6 +66,73 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
+
+/**
+ * esbuild splits code by the set of entry points (here: every `import()`) that reach it, without knowing that a
+ * lazily imported chunk only ever loads after the entry that imports it. Every module that cli.js and some lazy
+ * chunk share became a chunk of its own (a few hundred bytes each): `notes get` loaded 41 files, and Node's ESM
+ * loader costs ~1 ms per file (resolve, read, link) at every start. Rollup re-chunks esbuild's output knowing
+ * which modules are already loaded when an `import()` runs, so those are folded into the chunks that load them
+ * (`notes get`: 19 files). Laziness is unchanged: what was behind an `import()` still is.
+ */
+/**
+ * What nearly every API command loads after start-up (config, credentials, the client, the endpoint table, the
+ * renderer): one chunk instead of a dozen, each costing its own resolve and read. zod and undici stay out of it.
+ */
+const API_CORE = [/^src\/config\//, /^src\/client\/(?!undici-transport\.ts$)/, /^src\/contract\/(endpoints|types|errors|scopes)\.ts$/, /^src\/io\/(render|table|values)\.ts$/, /^src\/(timing|commands\/resolve|commands\/list)\.ts$/];
+
+async function rechunk(from, to, esbuildMeta) {
+  const sources = (id) => {
+    const o = esbuildMeta.outputs[relative(root, id).split(sep).join('/')];
+    return o ? [...(o.entryPoint ? [o.entryPoint] : []), ...Object.keys(o.inputs)] : [];
+  };
+  const inApiCore = (id) => {
+    const s = sources(id);
+    return s.length > 0 && s.every((src) => API_CORE.some((re) => re.test(src)));
+  };
+  const external = (id) => id.startsWith('node:') || builtinModules.includes(id) || Object.keys(dependencies).some((d) => id === d || id.startsWith(`${d}/`));
+  const bundle = await rollup({
+    input: `${from}/cli.js`,
+    external,
+    // esbuild has already removed what is unused; Rollup only moves modules between chunks.
+    treeshake: false,
+    onwarn: (w) => {
+      throw new Error(`rollup: ${w.message}`);
+    },
+  });
+  const { output } = await bundle.write({
+    dir: to,
+    format: 'es',
+    entryFileNames: '[name].js',
+    chunkFileNames: 'chunks/[name]-[hash].js',
+    minifyInternalExports: true,
+    manualChunks: (id) => (inApiCore(id) ? 'api' : undefined),
+  });
+  await bundle.close();
+  return output.filter((o) => o.type === 'chunk');
+}
+const rolled = await rechunk(`${root}build/esbuild`, `${root}dist`, esbuilt.metafile);
+
+/**
+ * The metafile of what dist/ holds, in esbuild's format (the tests read it): each output's source inputs are those
+ * of the esbuild chunks folded into it, its imports those Rollup wrote.
+ */
+function composeMeta(esbuildMeta, chunks) {
+  const esbuildOutput = (id) => esbuildMeta.outputs[relative(root, id).split(sep).join('/')];
+  const distPath = (fileName) => `dist/${fileName}`;
+  const outputs = {};
+  for (const c of chunks) {
+    const inputs = {};
+    for (const id of Object.keys(c.modules)) Object.assign(inputs, esbuildOutput(id)?.inputs ?? {});
+    const imports = [
+      ...c.imports.map((path) => (chunks.some((o) => o.fileName === path) ? { path: distPath(path), kind: 'import-statement' } : { path, kind: 'import-statement', external: true })),
+      ...c.dynamicImports.map((path) => (chunks.some((o) => o.fileName === path) ? { path: distPath(path), kind: 'dynamic-import' } : { path, kind: 'dynamic-import', external: true })),
+    ];
+    outputs[distPath(c.fileName)] = { bytes: Buffer.byteLength(c.code), inputs, imports, ...(c.isEntry ? { entryPoint: 'src/cli.ts' } : {}) };
+  }
+  return { inputs: esbuildMeta.inputs, outputs };
+}
+const result = { metafile: composeMeta(esbuilt.metafile, rolled) };
 
 // The launcher's help fast path on its own: one file with no chunk to import (not even esbuild's runtime).
 const fast = await build({

@@ -23,7 +23,7 @@ export interface ListWriter {
 }
 
 /** csv-stringify and JMESPath are loaded on first use (synchronously: callers do not await rendering). */
-const load = createRequire(import.meta.url);
+const requirePackage = createRequire(import.meta.url);
 
 export function resolveFormat(io: IOStreams, opts: OutputOptions): OutputFormat {
   return opts.format ?? (io.isStdoutTTY ? 'table' : 'tsv');
@@ -33,7 +33,7 @@ const pretty = (v: unknown) => JSON.stringify(v ?? null, null, 2) + '\n';
 const compact = (v: unknown) => JSON.stringify(v ?? null) + '\n';
 
 function runQuery(value: unknown, expression: string): unknown {
-  const { search }: typeof import('@jmespath-community/jmespath') = load('@jmespath-community/jmespath');
+  const { search }: typeof import('@jmespath-community/jmespath') = requirePackage('@jmespath-community/jmespath');
   try {
     return search(value as Parameters<typeof search>[0], expression);
   } catch (e) {
@@ -83,7 +83,7 @@ function checkFields(fields: string[] | undefined, columns: Column[], items: unk
 const itemsOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
 
 function csvLines(rows: string[][]): string {
-  const { stringify }: typeof import('csv-stringify/sync') = load('csv-stringify/sync');
+  const { stringify }: typeof import('csv-stringify/sync') = requirePackage('csv-stringify/sync');
   return rows.length ? stringify(rows) : '';
 }
 

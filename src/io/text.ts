@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
  * string-width is loaded on first use, synchronously (require of an ES module, Node ≥ 20.19), so that the
  * start-up of a command that measures nothing does not load it.
  */
-const load = createRequire(import.meta.url);
+const requirePackage = createRequire(import.meta.url);
 let measure: ((text: string) => number) | undefined;
 
 /**
@@ -16,7 +16,7 @@ let measure: ((text: string) => number) | undefined;
  * would crash. Loaded first, the import finds it complete.
  */
 export function loadWidth(): (text: string) => number {
-  return (measure ??= (load('string-width') as typeof import('string-width')).default);
+  return (measure ??= (requirePackage('string-width') as typeof import('string-width')).default);
 }
 const stringWidth = (text: string): number => loadWidth()(text);
 

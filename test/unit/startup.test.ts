@@ -69,6 +69,21 @@ describe('zod stays out of the start-up of commands that do not check an answer 
     expect([...packagesLoadedWith(m, outputOf(m, source))]).not.toContain('zod');
   });
 
+  it('what every API command loads after start-up is one chunk, not a file per module (the build re-chunks with Rollup)', () => {
+    const m = meta();
+    const core = outputOf(m, 'src/client/client.ts');
+    for (const source of ['src/config/store.ts', 'src/config/resolve.ts', 'src/config/baseurl.ts', 'src/contract/endpoints.ts', 'src/io/render.ts', 'src/client/node-transport.ts'])
+      expect(outputOf(m, source), source).toBe(core);
+    // The entry and what it imports statically: a handful of files, where esbuild alone made it dozens.
+    const staticClosure = (file: string, seen = new Set<string>()): Set<string> => {
+      if (seen.has(file)) return seen;
+      seen.add(file);
+      for (const imp of m.outputs[file].imports) if (imp.kind === 'import-statement' && !imp.external) staticClosure(imp.path, seen);
+      return seen;
+    };
+    expect(staticClosure('dist/cli.js').size).toBeLessThanOrEqual(4);
+  });
+
   it('the answer check (loaded on the first write) brings zod with it', () => {
     const m = meta();
     expect([...packagesLoadedWith(m, outputOf(m, 'src/contract/answers.ts'))]).toContain('zod');
