@@ -29,7 +29,7 @@ export interface AppOptions {
   routes?: Array<(app: Hono) => void>;
 }
 
-type Env = { Bindings: { incoming?: { socket?: { destroy(): void } } }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean; wrote?: boolean } };
+type Env = { Bindings: { incoming?: { socket?: { destroy(): void }; rawHeaders?: string[] } }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean; wrote?: boolean } };
 
 /** Rows of `request_log` kept (older ones are pruned every 1000 requests). */
 export const REQUEST_LOG_KEEP = 10_000;
@@ -41,6 +41,19 @@ function zodDetail(err: z.ZodError, where: string): string {
   const issue = err.issues[0];
   const path = issue.path.length ? formatPath(issue.path) : where;
   return `${path}: ${issue.message}`;
+}
+
+/**
+ * A request header (`name` in lower case) as the Fetch API's Headers gives it, repeated ones joined with ", ". Read
+ * from Node's request when there is one: asking hono builds a Headers object of every header first.
+ */
+function header(c: Context<Env>, name: string): string | undefined {
+  const raw = c.env?.incoming?.rawHeaders;
+  if (!raw) return c.req.header(name);
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i].length === name.length && raw[i].toLowerCase() === name) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+  return value;
 }
 
 function send(c: Context<Env>, status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -254,12 +267,12 @@ export function createApp(opts: AppOptions): Hono<Env> {
   const ordered = [...ENDPOINTS].sort((a, b) => paramCount(a) - paramCount(b));
   for (const ep of ordered) {
     app.on(ep.method, toHonoPath(ep.path), async (c) => {
-      if (!acceptsJson(c.req.header('accept'))) return fail(c, new ApiFailure(ERROR_CODES.NOT_ACCEPTABLE, 'not acceptable', 'the service answers application/json'));
+      if (!acceptsJson(header(c, 'accept'))) return fail(c, new ApiFailure(ERROR_CODES.NOT_ACCEPTABLE, 'not acceptable', 'the service answers application/json'));
       // An alias (an older path of another endpoint) is served by that endpoint's handler.
       const handler = (handlers as Partial<Record<string, Handler>>)[ep.aliasOf ?? ep.id];
       let principal: Principal | undefined;
       if (ep.auth) {
-        principal = authenticate(rt.db, c.req.header('authorization'), rt.clock.now());
+        principal = authenticate(rt.db, header(c, 'authorization'), rt.clock.now());
         c.set('keyId', principal.keyId);
         if (opts.rateLimiter) {
           const d = opts.rateLimiter.take(principal.keyId);
