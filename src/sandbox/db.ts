@@ -106,7 +106,15 @@ interface SqliteApi {
   _sqlite3_column_text(stmt: number, i: number): number;
   _sqlite3_column_bytes(stmt: number, i: number): number;
   _sqlite3_bind_parameter_index(stmt: number, name: number): number;
+  _sqlite3_open(filename: number, out: number): number;
+  _sqlite3_close_v2(db: number): number;
+  _sqlite3_errmsg(db: number): number;
+  _sqlite3_backup_init(dest: number, destName: number, source: number, sourceName: number): number;
+  _sqlite3_backup_step(backup: number, pages: number): number;
+  _sqlite3_backup_finish(backup: number): number;
+  UTF8ToString(ptr: number): string;
   stringToNewUTF8(s: string): number;
+  _malloc(bytes: number): number;
   _free(ptr: number): void;
   /** The wasm module's memory (kept as the module is instantiated). */
   memory: WasmMemory;
@@ -188,7 +196,12 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
   const SQL = await loadSqlJs();
   const file = opts.stateFile;
   const bytes = file ? await readStateFile(file) : undefined;
-  const sql = bytes ? new SQL.Database(bytes) : opts.reserveBytes ? reservedDatabase(SQL, opts.reserveBytes) : new SQL.Database();
+  let sql: Database;
+  try {
+    sql = inMemory(SQL, bytes ? new SQL.Database(bytes) : opts.reserveBytes ? reservedDatabase(SQL, opts.reserveBytes) : new SQL.Database());
+  } catch (e) {
+    throw bytes ? notStateFile(file, (e as Error).message) : e;
+  }
   let db: SqlJsDb | undefined;
   try {
     const migrated = migrate(sql, file);
@@ -216,6 +229,59 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
     else sql.close();
     throw e;
   }
+}
+
+/**
+ * The database of `source` (which is closed) in a sql.js Database whose connection is an in-memory SQLite database.
+ * sql.js keeps each database as a file of Emscripten's in-memory file system, into which SQLite writes every page a
+ * transaction dirtied, at commit (a copy, and a copy of the whole file each time it grows: most of the cost of a
+ * 1000-row write). In memory, pages stay in SQLite's cache and nothing is written. sql.js reaches SQLite through
+ * the Database's `db` connection pointer on every call (export() backs that connection up into a file of its own),
+ * so the pointer is swapped for one opened on ":memory:". Durability comes from the state journal, not from here.
+ */
+function inMemory(SQL: SqlJsStatic, source: Database): Database {
+  const api = sqliteApi!;
+  const target = new SQL.Database();
+  const swap = target as unknown as { db: number };
+  const cString = (s: string) => api.stringToNewUTF8(s);
+  const fail = (what: string, handle: number) => new Error(`sql.js: ${what}: ${handle ? api.UTF8ToString(api._sqlite3_errmsg(handle)) : 'out of memory'}`);
+  try {
+    const out = api._malloc(4);
+    const name = cString(':memory:');
+    let memoryDb = 0;
+    try {
+      const rc = api._sqlite3_open(name, out);
+      memoryDb = new DataView(api.memory.buffer).getInt32(out, true);
+      if (rc !== 0) {
+        const e = fail('cannot open an in-memory database', memoryDb);
+        api._sqlite3_close_v2(memoryDb);
+        throw e;
+      }
+    } finally {
+      api._free(name);
+      api._free(out);
+    }
+    api._sqlite3_close_v2(swap.db);
+    swap.db = memoryDb;
+    // An in-memory destination takes a backup only at the source's page size.
+    target.exec(`PRAGMA page_size = ${pragmaNumber(source, 'page_size')}`);
+    const main = cString('main');
+    try {
+      const backup = api._sqlite3_backup_init(memoryDb, main, (source as unknown as { db: number }).db, main);
+      if (!backup) throw fail('cannot copy the database into memory', memoryDb);
+      const rc = api._sqlite3_backup_step(backup, -1);
+      api._sqlite3_backup_finish(backup);
+      if (rc !== 101) throw fail('cannot copy the database into memory', memoryDb); // SQLITE_DONE
+    } finally {
+      api._free(main);
+    }
+  } catch (e) {
+    target.close();
+    throw e;
+  } finally {
+    source.close();
+  }
+  return target;
 }
 
 /**
@@ -259,10 +325,12 @@ function stateGeneration(sql: Database): number {
   return Number(sql.exec("SELECT value FROM state_meta WHERE key = 'journal_generation'")[0]?.values[0]?.[0] ?? 0);
 }
 
+const notStateFile = (file: string | undefined, why: string) =>
+  new UsageError(`${file} is not a notevox sandbox state file: ${why}`, 'remove it, or pass another --state file');
+
 /** Bring the schema to SCHEMA_VERSION, refusing files that are not notevox state. Returns whether anything changed. */
 function migrate(sql: Database, file: string | undefined): boolean {
-  const notState = (why: string) =>
-    new UsageError(`${file} is not a notevox sandbox state file: ${why}`, 'remove it, or pass another --state file');
+  const notState = (why: string) => notStateFile(file, why);
   let version: number;
   let tables: number;
   try {

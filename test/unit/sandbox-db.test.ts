@@ -509,6 +509,27 @@ describe('Db: persistence', () => {
     other.close();
   });
 
+  it('holds the database in memory (no file in sql.js), whatever page size the state file has', async () => {
+    const db = await open();
+    expect(db.all('PRAGMA database_list')).toEqual([
+      { seq: 0, name: 'main', file: '' },
+      { seq: 1, name: 'temp', file: '' },
+    ]);
+    const initSqlJs = createRequire(import.meta.url)('sql.js') as typeof import('sql.js');
+    const SQL = await initSqlJs();
+    const big = new SQL.Database();
+    big.exec('PRAGMA page_size = 8192; VACUUM');
+    const file = join(dir, 'pages.sqlite');
+    await writeFile(file, big.export());
+    big.close();
+    const state = await open({ stateFile: file });
+    expect(state.get('PRAGMA page_size')).toEqual({ page_size: 8192 });
+    addOrg(state);
+    await state.close();
+    const again = await open({ stateFile: file });
+    expect(again.get('SELECT id FROM organizations')).toEqual({ id: 'org_a' });
+  });
+
   it('treats an empty state file as a new store', async () => {
     const file = join(dir, 'empty.sqlite');
     await writeFile(file, '');
