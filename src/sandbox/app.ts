@@ -9,6 +9,7 @@ import type { Endpoint } from '../contract/types.js';
 import { visibleNote } from './access.js';
 import { authenticate } from './auth.js';
 import type { FaultInjector } from './faults.js';
+import { FAST_BODIES } from './fast-body.js';
 import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
 import { ApiFailure, CONTROL_PREFIX, notFound } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
@@ -298,7 +299,8 @@ export function createApp(opts: AppOptions): Hono<Env> {
       if (ep.body) {
         const raw = await readJsonBody(c.req.raw);
         // A field-mask request without a body lacks the masked fields: 400002 below, not a schema error.
-        body = parseWith(ep.body, raw === undefined && mask ? {} : raw, 'body');
+        const input = raw === undefined && mask ? {} : raw;
+        body = FAST_BODIES.get(ep.body)?.(input) ?? parseWith(ep.body, input, 'body');
       }
       if (mask) checkMaskedFields(mask, body);
       // Whether this request changed the state: a synchronous handler's changes are the commits made while it
