@@ -113,6 +113,9 @@ interface SqliteApi {
   _sqlite3_backup_step(backup: number, pages: number): number;
   _sqlite3_backup_finish(backup: number): number;
   UTF8ToString(ptr: number): string;
+  _sqlite3_update_hook(db: number, callback: number, arg: number): number;
+  addFunction(fn: (...args: never[]) => void, signature: string): number;
+  removeFunction(ptr: number): void;
   stringToNewUTF8(s: string): number;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
@@ -143,7 +146,7 @@ let sqliteApi: SqliteApi | undefined;
 function loadSqlJs(): Promise<SqlJsStatic> {
   if (!sqlJs) {
     const { wasm } = sqlJsPaths();
-    const initSqlJs = nodeRequire('sql.js') as typeof import('sql.js');
+    const initSqlJs = privateSqlJs();
     sqlJs = (async () => {
       const module = await Wasm.compile(await readFile(wasm));
       let memory: WasmMemory | undefined;
@@ -165,6 +168,23 @@ function loadSqlJs(): Promise<SqlJsStatic> {
     sqlJs.catch(() => (sqlJs = undefined));
   }
   return sqlJs;
+}
+
+/**
+ * sql.js's factory, loaded for this module alone: it initializes once per load and then answers every call with
+ * that first module, whatever the call's options, so a copy someone else initialized first (without the hook that
+ * keeps the memory) is not the one used here.
+ */
+function privateSqlJs(): typeof import('sql.js') {
+  const id = nodeRequire.resolve('sql.js');
+  const cached = nodeRequire.cache[id];
+  if (!cached) return nodeRequire(id) as typeof import('sql.js');
+  delete nodeRequire.cache[id];
+  try {
+    return nodeRequire(id) as typeof import('sql.js');
+  } finally {
+    nodeRequire.cache[id] = cached;
+  }
 }
 
 /**
@@ -492,14 +512,40 @@ class SqlJsDb implements Db {
     for (const [name, fn] of Object.entries(SQL_FUNCTIONS)) sql.create_function(name, fn);
   }
 
+  /** The update hook's function in the wasm table (0: none installed). */
+  private hookPointer = 0;
+  private hookHeap: Buffer | undefined;
+
+  /**
+   * SQLite's update hook, called for every row changed: the last rowid inserted, and whether a row of the state
+   * (database "main", not the in-memory request_log of "temp") changed. Installed directly rather than through
+   * sql.js's updateHook, which turns the database and table names of every row into strings first.
+   */
   private hook(): void {
-    this.sql.updateHook((op, database, _table, rowid) => {
-      if (op === 'insert') this.lastRowid = rowid;
-      if (database === 'main') {
+    const api = this.api;
+    const onChange = (_arg: number, op: number, database: number, _table: number, rowid: bigint) => {
+      if (op === 18) this.lastRowid = Number(rowid); // SQLITE_INSERT
+      let heap = this.hookHeap;
+      if (!heap || heap.buffer !== api.memory.buffer) heap = this.hookHeap = Buffer.from(api.memory.buffer);
+      // "main\0"
+      if (heap[database] === 0x6d && heap[database + 1] === 0x61 && heap[database + 2] === 0x69 && heap[database + 3] === 0x6e && heap[database + 4] === 0) {
         this.changedState = true;
         this.dataVersion++;
       }
-    });
+    };
+    this.hookPointer = api.addFunction(onChange as (...args: never[]) => void, 'viiiij');
+    api._sqlite3_update_hook(this.connection, this.hookPointer, 0);
+  }
+
+  private unhook(): void {
+    if (!this.hookPointer) return;
+    this.api._sqlite3_update_hook(this.connection, 0, 0);
+    this.api.removeFunction(this.hookPointer);
+    this.hookPointer = 0;
+  }
+
+  private get connection(): number {
+    return (this.sql as unknown as { db: number }).db;
   }
 
   private open(): Database {
@@ -591,7 +637,7 @@ class SqlJsDb implements Db {
       };
     };
     this.inBulk = true;
-    sql.updateHook(null);
+    this.unhook();
     try {
       return this.tx(() => fn(prepare));
     } finally {
@@ -697,6 +743,7 @@ class SqlJsDb implements Db {
     this.closed = true;
     for (const runner of this.statements.values()) runner.stmt.free();
     this.statements.clear();
+    this.unhook();
     this.sql.close();
   }
 }
