@@ -178,10 +178,10 @@ function loadSqlJs(): Promise<SqlJsStatic> {
 function privateSqlJs(): typeof import('sql.js') {
   const id = nodeRequire.resolve('sql.js');
   const cached = nodeRequire.cache[id];
-  if (!cached) return nodeRequire(id) as typeof import('sql.js');
+  if (!cached) return nodeRequire('sql.js') as typeof import('sql.js');
   delete nodeRequire.cache[id];
   try {
-    return nodeRequire(id) as typeof import('sql.js');
+    return nodeRequire('sql.js') as typeof import('sql.js');
   } finally {
     nodeRequire.cache[id] = cached;
   }
