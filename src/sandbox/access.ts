@@ -86,10 +86,13 @@ const WORKSPACE_RULES = systemRules((x) => `${x} = $ws`, false);
 const LEGACY_WORKSPACE_RULES = systemRules((x) => `${x} = $ws`, true);
 const ORGANIZATION_RULES = systemRules((x) => found(`SELECT 1 FROM workspaces w WHERE w.guid = ${x} AND w.organization_id = $org`), false);
 
+const rulesOf = (p: Principal): VisibilityText =>
+  p.keyType === 'WORKSPACE' ? (p.legacyScope ? LEGACY_WORKSPACE_RULES : WORKSPACE_RULES) : p.keyType === 'ORGANIZATION' ? ORGANIZATION_RULES : USER_RULES;
+
+const paramsOf = (p: Principal): Visibility['params'] => ({ $uid: p.userId, $ws: p.workspaceGuid, $org: p.organizationId });
+
 export function visibility(p: Principal): Visibility {
-  const rules =
-    p.keyType === 'WORKSPACE' ? (p.legacyScope ? LEGACY_WORKSPACE_RULES : WORKSPACE_RULES) : p.keyType === 'ORGANIZATION' ? ORGANIZATION_RULES : USER_RULES;
-  return { ...rules, params: { $uid: p.userId, $ws: p.workspaceGuid, $org: p.organizationId } };
+  return { ...rulesOf(p), params: paramsOf(p) };
 }
 
 /**
@@ -105,13 +108,16 @@ export const NOTE_COLUMNS = `n.*,
 /** A note row with its participants and collaborators (NOTE_COLUMNS). */
 export type NoteRead = NoteRow & { participants_json: string; collaborators_json: string };
 
+/** visibleNote's statement for each kind of key, built once (the same string each time: its hash is kept). */
+const VISIBLE_NOTE_SQL = new Map<VisibilityText, string>(
+  [USER_RULES, WORKSPACE_RULES, LEGACY_WORKSPACE_RULES, ORGANIZATION_RULES].map((r) => [r, `SELECT ${NOTE_COLUMNS} FROM notes n WHERE n.guid = $guid AND ${r.note}`]),
+);
+
 /** The note, if it exists, is not deleted and the caller may read it: one query. */
 export function visibleNote(db: Db, p: Principal, guid: string): NoteRead | undefined {
-  const v = visibility(p);
-  return db.get<NoteRead>(`SELECT ${NOTE_COLUMNS} FROM notes n WHERE n.guid = $guid AND ${v.note}`, {
-    ...v.params,
-    $guid: guid,
-  });
+  const params = paramsOf(p) as Visibility['params'] & { $guid?: string };
+  params.$guid = guid;
+  return db.get<NoteRead>(VISIBLE_NOTE_SQL.get(rulesOf(p))!, params);
 }
 
 // ---------------------------------------------------------------- single checks

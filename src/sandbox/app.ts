@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import type { z } from 'zod';
 import { ERROR_CODES } from '../contract/errors.js';
@@ -9,6 +10,7 @@ import type { Endpoint } from '../contract/types.js';
 import { visibleNote } from './access.js';
 import { authenticate } from './auth.js';
 import type { FaultInjector } from './faults.js';
+import { FAST_BODIES } from './fast-body.js';
 import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
 import { ApiFailure, CONTROL_PREFIX, notFound } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
@@ -29,7 +31,7 @@ export interface AppOptions {
   routes?: Array<(app: Hono) => void>;
 }
 
-type Env = { Bindings: { incoming?: { socket?: { destroy(): void } } }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean; wrote?: boolean } };
+type Env = { Bindings: { incoming?: IncomingMessage }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean; wrote?: boolean } };
 
 /** Rows of `request_log` kept (older ones are pruned every 1000 requests). */
 export const REQUEST_LOG_KEEP = 10_000;
@@ -41,6 +43,19 @@ function zodDetail(err: z.ZodError, where: string): string {
   const issue = err.issues[0];
   const path = issue.path.length ? formatPath(issue.path) : where;
   return `${path}: ${issue.message}`;
+}
+
+/**
+ * A request header (`name` in lower case) as the Fetch API's Headers gives it, repeated ones joined with ", ". Read
+ * from Node's request when there is one: asking hono builds a Headers object of every header first.
+ */
+function header(c: Context<Env>, name: string): string | undefined {
+  const raw = c.env?.incoming?.rawHeaders;
+  if (!raw) return c.req.header(name);
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i].length === name.length && raw[i].toLowerCase() === name) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+  return value;
 }
 
 function send(c: Context<Env>, status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -96,22 +111,32 @@ function checkWellFormed(text: string, body: unknown): void {
   if (at) throw new ApiFailure(ERROR_CODES.MALFORMED, 'invalid body', `${formatPath(at)}: contains a lone UTF-16 surrogate (not valid Unicode); send well-formed UTF-8`);
 }
 
-export async function readJsonBody(req: Request): Promise<unknown> {
-  const declared = Number(req.headers.get('content-length') ?? '0');
+/**
+ * The JSON body of a request. `incoming`: Node's request under it, read directly when its length is declared (the
+ * parser then ends the body there, so it cannot outgrow the limit checked here): the Fetch API's body is a web
+ * stream over the same bytes, costly per request.
+ */
+export async function readJsonBody(req: Request, incoming?: IncomingMessage): Promise<unknown> {
+  const length = incoming ? incoming.headers['content-length'] : req.headers.get('content-length');
+  const declared = Number(length ?? '0');
   if (declared > LIMITS.jsonBodyMaxBytes) throw new ApiFailure(ERROR_CODES.TOO_LARGE, 'request body too large', `the limit is ${LIMITS.jsonBodyMaxBytes} bytes`);
-  if (!req.body) return undefined;
   const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = req.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > LIMITS.jsonBodyMaxBytes) {
-      await reader.cancel();
-      throw new ApiFailure(ERROR_CODES.TOO_LARGE, 'request body too large', `the limit is ${LIMITS.jsonBodyMaxBytes} bytes`);
+  if (incoming && length !== undefined && incoming.headers['transfer-encoding'] === undefined && !incoming.readableDidRead) {
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+  } else {
+    if (!req.body) return undefined;
+    let size = 0;
+    const reader = req.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > LIMITS.jsonBodyMaxBytes) {
+        await reader.cancel();
+        throw new ApiFailure(ERROR_CODES.TOO_LARGE, 'request body too large', `the limit is ${LIMITS.jsonBodyMaxBytes} bytes`);
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;
@@ -254,12 +279,12 @@ export function createApp(opts: AppOptions): Hono<Env> {
   const ordered = [...ENDPOINTS].sort((a, b) => paramCount(a) - paramCount(b));
   for (const ep of ordered) {
     app.on(ep.method, toHonoPath(ep.path), async (c) => {
-      if (!acceptsJson(c.req.header('accept'))) return fail(c, new ApiFailure(ERROR_CODES.NOT_ACCEPTABLE, 'not acceptable', 'the service answers application/json'));
+      if (!acceptsJson(header(c, 'accept'))) return fail(c, new ApiFailure(ERROR_CODES.NOT_ACCEPTABLE, 'not acceptable', 'the service answers application/json'));
       // An alias (an older path of another endpoint) is served by that endpoint's handler.
       const handler = (handlers as Partial<Record<string, Handler>>)[ep.aliasOf ?? ep.id];
       let principal: Principal | undefined;
       if (ep.auth) {
-        principal = authenticate(rt.db, c.req.header('authorization'), rt.clock.now());
+        principal = authenticate(rt.db, header(c, 'authorization'), rt.clock.now());
         c.set('keyId', principal.keyId);
         if (opts.rateLimiter) {
           const d = opts.rateLimiter.take(principal.keyId);
@@ -283,9 +308,10 @@ export function createApp(opts: AppOptions): Hono<Env> {
       const mask = ep.updateMask ? checkUpdateMask(ep.updateMask, query.updateMask) : undefined;
       let body = undefined;
       if (ep.body) {
-        const raw = await readJsonBody(c.req.raw);
+        const raw = await readJsonBody(c.req.raw, c.env?.incoming);
         // A field-mask request without a body lacks the masked fields: 400002 below, not a schema error.
-        body = parseWith(ep.body, raw === undefined && mask ? {} : raw, 'body');
+        const input = raw === undefined && mask ? {} : raw;
+        body = FAST_BODIES.get(ep.body)?.(input) ?? parseWith(ep.body, input, 'body');
       }
       if (mask) checkMaskedFields(mask, body);
       // Whether this request changed the state: a synchronous handler's changes are the commits made while it

@@ -52,6 +52,32 @@ const KEY_SQL = `SELECT k.*, (SELECT u.organization_id FROM users u WHERE u.id =
     (SELECT w.organization_id FROM workspaces w WHERE w.guid = k.workspace_guid) AS workspace_organization_id
   FROM api_keys k WHERE k.rowid = ?`;
 
+/**
+ * Secrets that matched, by salt and secret, with the hash they gave: the HMAC of a secret that verified before is
+ * not computed again. Only a match is kept, so a wrong secret (known id or not) always costs the HMAC: failing
+ * still takes the same time whether the id exists. Bounded; cleared when full.
+ */
+const verified = new Map<string, string>();
+const VERIFIED_MAX = 1024;
+
+function secretHash(secret: string, salt: string): string {
+  return verified.get(salt + '\n' + secret) ?? hashSecret(secret, salt);
+}
+
+/** Keys read by KEY_SQL, by rowid, while the state stays the same (Db.dataVersion): auth reads its key once, not per request. */
+const keyRows = new WeakMap<Db, { version: number; rows: Map<number, KeyRow> }>();
+
+function keyRow(db: Db, rowid: number): KeyRow | undefined {
+  let cache = keyRows.get(db);
+  if (!cache || cache.version !== db.dataVersion) keyRows.set(db, (cache = { version: db.dataVersion, rows: new Map() }));
+  let row = cache.rows.get(rowid);
+  if (!row) {
+    row = db.get<KeyRow>(KEY_SQL, [rowid]);
+    if (row) cache.rows.set(rowid, row);
+  }
+  return row;
+}
+
 /** Split a bearer value into id and secret, or say why it is malformed. */
 export function splitKey(value: string): { id: string; secret: string } | { error: string } {
   const dot = value.indexOf('.');
@@ -73,11 +99,16 @@ export function authenticate(db: Db, header: string | undefined, now: Date): Pri
   // Failing takes the same time whether the id exists or not (decisions.md §2.1): the same query, one HMAC and a
   // constant-time comparison either way; an unknown id fails on `row` only after all of it.
   const v = db.get<{ salt: string; hash: string; row: number }>(VERIFY_SQL, [DUMMY_SALT, DUMMY_HASH, parts.id])!;
-  const computed = Buffer.from(hashSecret(parts.secret, v.salt), 'hex');
+  const hash = secretHash(parts.secret, v.salt);
+  const computed = Buffer.from(hash, 'hex');
   const stored = Buffer.from(v.hash, 'hex');
   const match = computed.length === stored.length && timingSafeEqual(computed, stored);
+  if (match && v.row !== 0) {
+    if (verified.size >= VERIFIED_MAX) verified.clear();
+    verified.set(v.salt + '\n' + parts.secret, hash);
+  }
   // Then the key with its user's and its workspace's organization, in one query (subqueries: cheaper than joins in sql.js).
-  const row = match && v.row !== 0 ? db.get<KeyRow>(KEY_SQL, [v.row]) : undefined;
+  const row = match && v.row !== 0 ? keyRow(db, v.row) : undefined;
   if (!row) throw unauthorized(ERROR_CODES.AUTH_UNKNOWN, 'invalid API key');
 
   if (row.status !== 'active') throw unauthorized(ERROR_CODES.AUTH_INACTIVE, `API key is ${row.status}`);

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import type { BindParams, Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
+import type { Database, SqlJsStatic, SqlValue, Statement } from 'sql.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { createJournal, JOURNAL_HEADER_BYTES, journalFiles, journalsExist, JournalWriter, readJournals, removeJournals, replayJournal, syncDir, type JournalStatement } from './journal.js';
@@ -49,6 +49,11 @@ export interface Db {
   flush(): Promise<void>;
   /** How many changes of the state have been committed (a request that changed nothing need not wait for flush()). */
   readonly commits: number;
+  /**
+   * Changes whenever the state may differ from what was read before: a row of it changed (committed or not), a
+   * transaction rolled back, a bulk load ran. What is derived from the state can be kept while it stays the same.
+   */
+  readonly dataVersion: number;
   /** Flush, fold the journal into the state file, then release the database. Further calls throw. */
   close(): Promise<void>;
 }
@@ -91,14 +96,113 @@ const nodeRequire = createRequire(import.meta.url);
 let sqlJs: Promise<SqlJsStatic> | undefined;
 const sqlJsPaths = () => ({ sqlJs: nodeRequire.resolve('sql.js'), wasm: nodeRequire.resolve('sql.js/dist/sql-wasm.wasm') });
 
-/** sql.js is loaded through createRequire so that it resolves from node_modules both from src and from a bundle in dist/. */
+/**
+ * The parts of sql.js's Emscripten module that the statement fast path (StatementRunner) calls directly: SQLite's C
+ * functions as the wasm module exports them (no wrapper in between), and the module's memory.
+ */
+interface SqliteApi {
+  _sqlite3_column_type(stmt: number, i: number): number;
+  _sqlite3_column_double(stmt: number, i: number): number;
+  _sqlite3_column_text(stmt: number, i: number): number;
+  _sqlite3_column_bytes(stmt: number, i: number): number;
+  _sqlite3_bind_parameter_index(stmt: number, name: number): number;
+  _sqlite3_open(filename: number, out: number): number;
+  _sqlite3_close_v2(db: number): number;
+  _sqlite3_errmsg(db: number): number;
+  _sqlite3_backup_init(dest: number, destName: number, source: number, sourceName: number): number;
+  _sqlite3_backup_step(backup: number, pages: number): number;
+  _sqlite3_backup_finish(backup: number): number;
+  UTF8ToString(ptr: number): string;
+  _sqlite3_update_hook(db: number, callback: number, arg: number): number;
+  addFunction(fn: (...args: never[]) => void, signature: string): number;
+  removeFunction(ptr: number): void;
+  stringToNewUTF8(s: string): number;
+  _malloc(bytes: number): number;
+  _free(ptr: number): void;
+  /** The wasm module's memory (kept as the module is instantiated). */
+  memory: WasmMemory;
+  /** The property of a sql.js Statement that holds SQLite's statement pointer (its name is minified). */
+  statementPointer: string;
+}
+
+/** What is used of the WebAssembly global (this project's TypeScript libs do not declare it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
+interface WasmGlobal {
+  compile(bytes: Uint8Array): Promise<object>;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  Memory: abstract new (...args: never[]) => WasmMemory;
+}
+const Wasm = (globalThis as unknown as { WebAssembly: WasmGlobal }).WebAssembly;
+
+let sqliteApi: SqliteApi | undefined;
+
+/**
+ * sql.js is loaded through createRequire so that it resolves from node_modules both from src and from a bundle in
+ * dist/. Its wasm module is instantiated here (Emscripten's `instantiateWasm` hook) to keep a handle on the module's
+ * memory, from which StatementRunner reads result text without a copy.
+ */
 function loadSqlJs(): Promise<SqlJsStatic> {
   if (!sqlJs) {
     const { wasm } = sqlJsPaths();
-    const initSqlJs = nodeRequire('sql.js') as typeof import('sql.js');
-    sqlJs = initSqlJs({ locateFile: () => wasm });
+    const initSqlJs = privateSqlJs();
+    sqlJs = (async () => {
+      const module = await Wasm.compile(await readFile(wasm));
+      let memory: WasmMemory | undefined;
+      const config = {
+        locateFile: () => wasm,
+        // Called inside a Promise executor: a throw here rejects initSqlJs.
+        instantiateWasm(imports: object, done: (instance: object) => void) {
+          const instance = new Wasm.Instance(module, imports);
+          memory = Object.values(instance.exports).find((x): x is WasmMemory => x instanceof Wasm.Memory);
+          done(instance);
+          return {};
+        },
+      };
+      const SQL = await initSqlJs(config as Parameters<typeof initSqlJs>[0]);
+      if (!memory) throw new Error('sql.js: its wasm module exports no memory');
+      sqliteApi = Object.assign(SQL as unknown as Omit<SqliteApi, 'memory' | 'statementPointer'>, { memory, statementPointer: statementPointerKey(SQL) });
+      return SQL;
+    })();
+    sqlJs.catch(() => (sqlJs = undefined));
   }
   return sqlJs;
+}
+
+/**
+ * sql.js's factory, loaded for this module alone: it initializes once per load and then answers every call with
+ * that first module, whatever the call's options, so a copy someone else initialized first (without the hook that
+ * keeps the memory) is not the one used here.
+ */
+function privateSqlJs(): typeof import('sql.js') {
+  const id = nodeRequire.resolve('sql.js');
+  const cached = nodeRequire.cache[id];
+  if (!cached) return nodeRequire('sql.js') as typeof import('sql.js');
+  delete nodeRequire.cache[id];
+  try {
+    return nodeRequire('sql.js') as typeof import('sql.js');
+  } finally {
+    nodeRequire.cache[id] = cached;
+  }
+}
+
+/**
+ * Which property of a sql.js Statement holds its SQLite pointer: the one whose value is the key under which the
+ * Database registers the statement (it keeps its open statements by pointer, to free them on close).
+ */
+function statementPointerKey(SQL: SqlJsStatic): string {
+  const db = new SQL.Database();
+  try {
+    const stmt = db.prepare('SELECT 1');
+    const registry = Object.values(db).find((v): v is Record<string, unknown> => v !== null && typeof v === 'object' && Object.values(v as object).includes(stmt));
+    const pointer = registry && Object.keys(registry).find((k) => registry[k] === stmt);
+    const key = pointer === undefined ? undefined : Object.keys(stmt).find((k) => (stmt as unknown as Record<string, unknown>)[k] === Number(pointer));
+    if (!key) throw new Error('sql.js: cannot find the statement pointer of a prepared statement (an unsupported sql.js version?)');
+    return key;
+  } finally {
+    db.close();
+  }
 }
 
 /**
@@ -112,7 +216,12 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
   const SQL = await loadSqlJs();
   const file = opts.stateFile;
   const bytes = file ? await readStateFile(file) : undefined;
-  const sql = bytes ? new SQL.Database(bytes) : opts.reserveBytes ? reservedDatabase(SQL, opts.reserveBytes) : new SQL.Database();
+  let sql: Database;
+  try {
+    sql = inMemory(SQL, bytes ? new SQL.Database(bytes) : opts.reserveBytes ? reservedDatabase(SQL, opts.reserveBytes) : new SQL.Database());
+  } catch (e) {
+    throw bytes ? notStateFile(file, (e as Error).message) : e;
+  }
   let db: SqlJsDb | undefined;
   try {
     const migrated = migrate(sql, file);
@@ -140,6 +249,59 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
     else sql.close();
     throw e;
   }
+}
+
+/**
+ * The database of `source` (which is closed) in a sql.js Database whose connection is an in-memory SQLite database.
+ * sql.js keeps each database as a file of Emscripten's in-memory file system, into which SQLite writes every page a
+ * transaction dirtied, at commit (a copy, and a copy of the whole file each time it grows: most of the cost of a
+ * 1000-row write). In memory, pages stay in SQLite's cache and nothing is written. sql.js reaches SQLite through
+ * the Database's `db` connection pointer on every call (export() backs that connection up into a file of its own),
+ * so the pointer is swapped for one opened on ":memory:". Durability comes from the state journal, not from here.
+ */
+function inMemory(SQL: SqlJsStatic, source: Database): Database {
+  const api = sqliteApi!;
+  const target = new SQL.Database();
+  const swap = target as unknown as { db: number };
+  const cString = (s: string) => api.stringToNewUTF8(s);
+  const fail = (what: string, handle: number) => new Error(`sql.js: ${what}: ${handle ? api.UTF8ToString(api._sqlite3_errmsg(handle)) : 'out of memory'}`);
+  try {
+    const out = api._malloc(4);
+    const name = cString(':memory:');
+    let memoryDb = 0;
+    try {
+      const rc = api._sqlite3_open(name, out);
+      memoryDb = new DataView(api.memory.buffer).getInt32(out, true);
+      if (rc !== 0) {
+        const e = fail('cannot open an in-memory database', memoryDb);
+        api._sqlite3_close_v2(memoryDb);
+        throw e;
+      }
+    } finally {
+      api._free(name);
+      api._free(out);
+    }
+    api._sqlite3_close_v2(swap.db);
+    swap.db = memoryDb;
+    // An in-memory destination takes a backup only at the source's page size.
+    target.exec(`PRAGMA page_size = ${pragmaNumber(source, 'page_size')}`);
+    const main = cString('main');
+    try {
+      const backup = api._sqlite3_backup_init(memoryDb, main, (source as unknown as { db: number }).db, main);
+      if (!backup) throw fail('cannot copy the database into memory', memoryDb);
+      const rc = api._sqlite3_backup_step(backup, -1);
+      api._sqlite3_backup_finish(backup);
+      if (rc !== 101) throw fail('cannot copy the database into memory', memoryDb); // SQLITE_DONE
+    } finally {
+      api._free(main);
+    }
+  } catch (e) {
+    target.close();
+    throw e;
+  } finally {
+    source.close();
+  }
+  return target;
 }
 
 /**
@@ -183,10 +345,12 @@ function stateGeneration(sql: Database): number {
   return Number(sql.exec("SELECT value FROM state_meta WHERE key = 'journal_generation'")[0]?.values[0]?.[0] ?? 0);
 }
 
+const notStateFile = (file: string | undefined, why: string) =>
+  new UsageError(`${file} is not a notevox sandbox state file: ${why}`, 'remove it, or pass another --state file');
+
 /** Bring the schema to SCHEMA_VERSION, refusing files that are not notevox state. Returns whether anything changed. */
 function migrate(sql: Database, file: string | undefined): boolean {
-  const notState = (why: string) =>
-    new UsageError(`${file} is not a notevox sandbox state file: ${why}`, 'remove it, or pass another --state file');
+  const notState = (why: string) => notStateFile(file, why);
   let version: number;
   let tables: number;
   try {
@@ -222,23 +386,106 @@ function bindValue(v: unknown): SqlValue {
   return JSON.stringify(v);
 }
 
-function bindParams(params: Params | undefined): SqlValue[] | Record<string, SqlValue> | undefined {
-  if (params === undefined) return undefined;
-  if (Array.isArray(params)) return params.map(bindValue);
-  const out: Record<string, SqlValue> = {};
-  for (const [k, v] of Object.entries(params)) {
-    const value = bindValue(v);
-    const c = k.charCodeAt(0);
-    if (c === 36 || c === 58 || c === 64) out[k] = value; // $ : @
-    else for (const prefix of ['$', ':', '@']) out[prefix + k] = value;
+const NO_SLOTS: readonly number[] = [];
+
+/**
+ * A cached prepared statement and what its runs reuse: its column names, and the parameter positions of the names
+ * it was bound by. sql.js looks both up again on every run (a call into SQLite and a string conversion per column
+ * and per name); here a run binds by position and reads each row's columns straight from the module's memory.
+ */
+class StatementRunner {
+  /** Column names, read once: the schema does not change while the store is open (migrations run before). */
+  private columns: string[] | undefined;
+  /** Parameter positions (1-based) of each name a params object has used; none when the statement lacks it. */
+  private readonly slots = new Map<string, readonly number[]>();
+  private heap: Buffer | undefined;
+
+  constructor(
+    readonly stmt: Statement,
+    private readonly api: SqliteApi,
+  ) {}
+
+  private get pointer(): number {
+    return (this.stmt as unknown as Record<string, number>)[this.api.statementPointer];
   }
-  return out;
+
+  /** The positions a parameter name binds (a name without a prefix: every prefixed form the statement uses). */
+  private slotsOf(name: string): readonly number[] {
+    let at = this.slots.get(name);
+    if (at) return at;
+    const c = name.charCodeAt(0);
+    const names = c === 36 || c === 58 || c === 64 ? [name] : ['$' + name, ':' + name, '@' + name]; // $ : @
+    const found: number[] = [];
+    for (const n of names) {
+      const ptr = this.api.stringToNewUTF8(n);
+      try {
+        const i = this.api._sqlite3_bind_parameter_index(this.pointer, ptr);
+        if (i > 0) found.push(i);
+      } finally {
+        this.api._free(ptr);
+      }
+    }
+    at = found.length ? found : NO_SLOTS;
+    this.slots.set(name, at);
+    return at;
+  }
+
+  /**
+   * The values to bind, by position (also what the journal records of a change): an array as given, an object's
+   * names resolved to their positions. A position no name fills binds NULL, as an unbound parameter reads.
+   */
+  positional(params: Params | undefined): SqlValue[] | undefined {
+    if (params === undefined) return undefined;
+    if (Array.isArray(params)) return params.map(bindValue);
+    const out: SqlValue[] = [];
+    for (const k of Object.keys(params)) {
+      const at = this.slotsOf(k);
+      if (at.length === 0) continue;
+      const value = bindValue((params as Record<string, unknown>)[k]);
+      for (const i of at) {
+        while (out.length < i) out.push(null);
+        out[i - 1] = value;
+      }
+    }
+    return out;
+  }
+
+  /** The current row (after a step that returned true), keyed by column name, with the values sql.js's get() gives. */
+  row<T>(): T {
+    const columns = (this.columns ??= this.stmt.getColumnNames());
+    const api = this.api;
+    const p = this.pointer;
+    const row: Record<string, SqlValue> = {};
+    for (let i = 0; i < columns.length; i++) {
+      switch (api._sqlite3_column_type(p, i)) {
+        case 1: // SQLITE_INTEGER (a double, as sql.js reads it)
+        case 2: // SQLITE_FLOAT
+          row[columns[i]] = api._sqlite3_column_double(p, i);
+          break;
+        case 3: {
+          // SQLITE_TEXT: the pointer first, then the length (SQLite's order); decoded like TextDecoder (U+FFFD for bad bytes)
+          const ptr = api._sqlite3_column_text(p, i);
+          const n = api._sqlite3_column_bytes(p, i);
+          let heap = this.heap;
+          if (!heap || heap.buffer !== api.memory.buffer) heap = this.heap = Buffer.from(api.memory.buffer);
+          row[columns[i]] = n === 0 ? '' : heap.toString('utf8', ptr, ptr + n);
+          break;
+        }
+        case 4: // SQLITE_BLOB
+          row[columns[i]] = (this.stmt as unknown as { getBlob(i: number): Uint8Array }).getBlob(i);
+          break;
+        default:
+          row[columns[i]] = null;
+      }
+    }
+    return row as T;
+  }
 }
 
 class SqlJsDb implements Db {
   private depth = 0;
   private closed = false;
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements = new Map<string, StatementRunner>();
   /** Inside `bulk`: the update hook is off, so other statements must not run. */
   private inBulk = false;
   /** Set by the update hook when the statement running changed a row of the state (not of the in-memory tables). */
@@ -252,20 +499,53 @@ class SqlJsDb implements Db {
   /** The state has changed since the last snapshot in a way the journal does not hold (before the journal starts). */
   changedSinceSnapshot = false;
   commits = 0;
+  dataVersion = 0;
+  private readonly api: SqliteApi;
 
   constructor(
     private readonly sql: Database,
     private readonly opts: OpenOptions,
   ) {
+    if (!sqliteApi) throw new Error('Db: sql.js is not loaded');
+    this.api = sqliteApi;
     this.hook();
     for (const [name, fn] of Object.entries(SQL_FUNCTIONS)) sql.create_function(name, fn);
   }
 
+  /** The update hook's function in the wasm table (0: none installed). */
+  private hookPointer = 0;
+  private hookHeap: Buffer | undefined;
+
+  /**
+   * SQLite's update hook, called for every row changed: the last rowid inserted, and whether a row of the state
+   * (database "main", not the in-memory request_log of "temp") changed. Installed directly rather than through
+   * sql.js's updateHook, which turns the database and table names of every row into strings first.
+   */
   private hook(): void {
-    this.sql.updateHook((op, database, _table, rowid) => {
-      if (op === 'insert') this.lastRowid = rowid;
-      if (database === 'main') this.changedState = true;
-    });
+    const api = this.api;
+    const onChange = (_arg: number, op: number, database: number, _table: number, rowid: bigint) => {
+      if (op === 18) this.lastRowid = Number(rowid); // SQLITE_INSERT
+      let heap = this.hookHeap;
+      if (!heap || heap.buffer !== api.memory.buffer) heap = this.hookHeap = Buffer.from(api.memory.buffer);
+      // "main\0"
+      if (heap[database] === 0x6d && heap[database + 1] === 0x61 && heap[database + 2] === 0x69 && heap[database + 3] === 0x6e && heap[database + 4] === 0) {
+        this.changedState = true;
+        this.dataVersion++;
+      }
+    };
+    this.hookPointer = api.addFunction(onChange as (...args: never[]) => void, 'viiiij');
+    api._sqlite3_update_hook(this.connection, this.hookPointer, 0);
+  }
+
+  private unhook(): void {
+    if (!this.hookPointer) return;
+    this.api._sqlite3_update_hook(this.connection, 0, 0);
+    this.api.removeFunction(this.hookPointer);
+    this.hookPointer = 0;
+  }
+
+  private get connection(): number {
+    return (this.sql as unknown as { db: number }).db;
   }
 
   private open(): Database {
@@ -274,24 +554,25 @@ class SqlJsDb implements Db {
   }
 
   /** Run a statement from the cache; `consume` steps through it. The statement is reset (bindings cleared) afterwards. */
-  private execute<R>(sqlText: string, params: Params | undefined, consume: (stmt: Statement) => R): R {
+  private execute<R>(sqlText: string, params: Params | undefined, consume: (runner: StatementRunner) => R): R {
     const sql = this.open();
     if (this.inBulk) throw new Error('Db: only the statements of bulk() run inside it');
-    let stmt = this.statements.get(sqlText);
-    if (stmt) this.statements.delete(sqlText);
-    else stmt = sql.prepare(sqlText);
-    this.statements.set(sqlText, stmt);
+    let runner = this.statements.get(sqlText);
+    if (runner) this.statements.delete(sqlText);
+    else runner = new StatementRunner(sql.prepare(sqlText), this.api);
+    this.statements.set(sqlText, runner);
     if (this.statements.size > STATEMENT_CACHE_SIZE) {
       const [oldest, old] = this.statements.entries().next().value!;
       this.statements.delete(oldest);
-      old.free();
+      old.stmt.free();
     }
-    const bound = bindParams(params);
+    const stmt = runner.stmt;
+    const bound = runner.positional(params);
     this.changedState = false;
     let result: R;
     try {
-      if (bound !== undefined) stmt.bind(bound as BindParams);
-      result = consume(stmt);
+      if (bound !== undefined && bound.length > 0) stmt.bind(bound);
+      result = consume(runner);
     } finally {
       stmt.reset();
     }
@@ -313,16 +594,9 @@ class SqlJsDb implements Db {
   }
 
   private query<T>(sqlText: string, params: Params | undefined, limit: number): T[] {
-    return this.execute(sqlText, params, (stmt) => {
+    return this.execute(sqlText, params, (runner) => {
       const rows: T[] = [];
-      if (rows.length >= limit || !stmt.step()) return rows;
-      const columns = stmt.getColumnNames();
-      do {
-        const values = stmt.get();
-        const row: Record<string, unknown> = {};
-        for (let i = 0; i < columns.length; i++) row[columns[i]] = values[i];
-        rows.push(row as T);
-      } while (rows.length < limit && stmt.step());
+      while (rows.length < limit && runner.stmt.step()) rows.push(runner.row<T>());
       return rows;
     });
   }
@@ -336,7 +610,7 @@ class SqlJsDb implements Db {
   }
 
   run(sqlText: string, params?: Params): RunResult {
-    this.execute(sqlText, params, (stmt) => {
+    this.execute(sqlText, params, ({ stmt }) => {
       while (stmt.step()) {
         // drain (a RETURNING clause yields rows)
       }
@@ -363,10 +637,11 @@ class SqlJsDb implements Db {
       };
     };
     this.inBulk = true;
-    sql.updateHook(null);
+    this.unhook();
     try {
       return this.tx(() => fn(prepare));
     } finally {
+      this.dataVersion++;
       this.inBulk = false;
       this.hook();
       for (const stmt of statements) stmt.free();
@@ -378,6 +653,7 @@ class SqlJsDb implements Db {
     const outer = this.depth === 0;
     const savepoint = `nvx_sp_${this.depth}`;
     const undo = () => {
+      this.dataVersion++;
       if (outer) this.txStatements = [];
       else this.txStatements.length = this.savepoints.pop()!;
       try {
@@ -465,8 +741,9 @@ class SqlJsDb implements Db {
   /** Free the statements and the database. */
   release(): void {
     this.closed = true;
-    for (const stmt of this.statements.values()) stmt.free();
+    for (const runner of this.statements.values()) runner.stmt.free();
     this.statements.clear();
+    this.unhook();
     this.sql.close();
   }
 }

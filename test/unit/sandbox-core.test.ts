@@ -579,6 +579,57 @@ describe('access log', () => {
   });
 });
 
+describe('over a socket (headers and bodies read from the Node request)', () => {
+  it('records each request in request_log, reads repeated headers joined as the Fetch API does, and bodies of either framing', async () => {
+    const sb = await startTestSandbox();
+    const { request } = await import('node:http');
+    const send = (method: string, path: string, headers: Array<[string, string]>, body?: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        // Raw headers (repeated names kept); Node then adds no Host of its own.
+        const raw = [['Host', new URL(sb.baseUrl).host], ...headers].flat();
+        const req = request(sb.baseUrl + path, { method, headers: raw as unknown as Record<string, string> }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      const auth: [string, string] = ['Authorization', `Bearer ${DEMO_KEYS.admin.token}`];
+      const before = sb.db.get<{ hi: number | null }>('SELECT max(id) AS hi FROM request_log')!.hi ?? 0;
+      expect((await send('GET', '/v1/external/auth/me', [auth])).status).toBe(200);
+      // Two Authorization headers read as one value "a, b": not a key (401), as before.
+      expect((await send('GET', '/v1/external/auth/me', [auth, auth])).status).toBe(401);
+      // Accept: repeated, joined; one of them admits JSON.
+      expect((await send('GET', '/v1/external/auth/me', [auth, ['Accept', 'text/html'], ['Accept', 'application/json']])).status).toBe(200);
+      expect((await send('GET', '/v1/external/auth/me', [auth, ['Accept', 'text/html']])).status).toBe(406);
+      const path = '/v1/external/users/me/word-memories';
+      const json: [string, string] = ['Content-Type', 'application/json'];
+      const sized = await send('POST', path, [auth, json], JSON.stringify({ entries: [{ entry: 'Sized-1' }] }));
+      expect(sized.status).toBe(200);
+      const chunked = await send('POST', path, [auth, json, ['Transfer-Encoding', 'chunked']], JSON.stringify({ entries: [{ entry: 'Chunked-1', subEntry: null }] }));
+      expect(chunked.status).toBe(200);
+      expect(JSON.parse(chunked.body).content).toMatchObject([{ entry: 'Chunked-1', subEntry: null }]);
+      expect((await send('POST', path, [auth, json], '{"entries": [')).status).toBe(400);
+      const rows = sb.db.all('SELECT key_id, method, path, status FROM request_log WHERE id > ? ORDER BY id', [before]);
+      expect(rows).toEqual([
+        { key_id: DEMO_KEYS.admin.id, method: 'GET', path: '/v1/external/auth/me', status: 200 },
+        { key_id: null, method: 'GET', path: '/v1/external/auth/me', status: 401 },
+        { key_id: DEMO_KEYS.admin.id, method: 'GET', path: '/v1/external/auth/me', status: 200 },
+        { key_id: null, method: 'GET', path: '/v1/external/auth/me', status: 406 },
+        { key_id: DEMO_KEYS.admin.id, method: 'POST', path, status: 200 },
+        { key_id: DEMO_KEYS.admin.id, method: 'POST', path, status: 200 },
+        { key_id: DEMO_KEYS.admin.id, method: 'POST', path, status: 400 },
+      ]);
+      const at = sb.db.get<{ at: string }>('SELECT at FROM request_log ORDER BY id DESC LIMIT 1')!.at;
+      expect(Math.abs(Date.parse(at) - Date.now())).toBeLessThan(60_000);
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
 describe('rate limiting', () => {
   it('counts per key, with the headers of decisions.md §1.5, and 429 with Retry-After past the limit', async () => {
     const sb = await inProcessSandbox({ rateLimit: '3/60s' });

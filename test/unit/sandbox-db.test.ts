@@ -120,6 +120,85 @@ describe('Db: queries', () => {
   });
 });
 
+describe('Db: reading and binding (the statement fast path)', () => {
+  /** sql.js's own reading of the same query, for comparison. */
+  async function sqlJsRows(sql: string, params: unknown[] | Record<string, unknown>) {
+    const initSqlJs = createRequire(import.meta.url)('sql.js') as typeof import('sql.js');
+    const SQL = await initSqlJs();
+    const db = new SQL.Database();
+    try {
+      const stmt = db.prepare(sql);
+      stmt.bind(params as never);
+      const rows: Record<string, unknown>[] = [];
+      while (stmt.step()) rows.push(stmt.getAsObject());
+      stmt.free();
+      return rows;
+    } finally {
+      db.close();
+    }
+  }
+
+  it('reads every type as sql.js does: integers beyond 32 bits, floats, text of any script, NUL inside text, empty text, NULL, blobs', async () => {
+    const db = await open();
+    const sql = `SELECT 1 AS one, -7 AS neg, 9007199254740991 AS big, 4294967296 AS wide, 2.5 AS half, 1e300 AS huge, 'plain' AS ascii,
+      ? AS mixed, 'a' || char(0) || 'b' AS nul, '' AS empty, NULL AS none, x'00ff10' AS blob, zeroblob(0) AS noblob, ? AS bound`;
+    const params = ['Grüße, 日本語, emoji 😀 and ﬁ', 'x'.repeat(5000)];
+    const rows = db.all(sql, params);
+    expect(rows).toEqual(await sqlJsRows(sql, params));
+    expect(rows[0]).toMatchObject({ big: 9007199254740991, wide: 4294967296, nul: 'a\0b', empty: '', none: null, blob: new Uint8Array([0, 0xff, 0x10]) });
+    // Many rows, text in each (the module's memory may grow between them).
+    const many = db.all<{ v: number; t: string }>("WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 3000) SELECT v, printf('row %d é', v) || hex(randomblob(200)) AS t FROM n");
+    expect(many).toHaveLength(3000);
+    expect(many.every((r, i) => r.v === i + 1 && r.t.startsWith(`row ${i + 1} é`) && r.t.length === `row ${i + 1} é`.length + 400)).toBe(true);
+  });
+
+  it('binds names with or without their prefix ($, :, @), every form a statement uses, and leaves unnamed ones NULL', async () => {
+    const db = await open();
+    expect(db.get('SELECT $a AS a, :b AS b, @c AS c, $d AS d', { a: 'A', ':b': 2, '@c': true, unused: 'x' })).toEqual({ a: 'A', b: 2, c: 1, d: null });
+    expect(db.get('SELECT $x AS dollar, :x AS colon, @x AS at', { x: 'same' })).toEqual({ dollar: 'same', colon: 'same', at: 'same' });
+    // The same statement again with other names bound: nothing of the previous run stays bound.
+    expect(db.get('SELECT $a AS a, :b AS b, @c AS c, $d AS d', { d: 4 })).toEqual({ a: null, b: null, c: null, d: 4 });
+    expect(db.get('SELECT ?2 AS second, ?1 AS first', ['one', 'two'])).toEqual({ second: 'two', first: 'one' });
+  });
+
+  it('journals a write bound by name so that it replays the same (by position)', async () => {
+    const file = join(dir, 'named.sqlite');
+    const db = await open({ stateFile: file });
+    addOrg(db);
+    addWorkspace(db, 'wsAAAAAAAAAAAAA2', { name: 'Named' });
+    db.run('UPDATE workspaces SET name = :name, monthly_minutes = $m WHERE guid = @g', { name: 'Renamed', m: 90, g: 'wsAAAAAAAAAAAAA2' });
+    db.run('UPDATE workspaces SET used_minutes = $u WHERE guid = $g', { g: 'wsAAAAAAAAAAAAA2', u: 7 });
+    await db.flush();
+    // The files as a SIGKILL would leave them: the journal is replayed.
+    const crashed = join(dir, 'crashed');
+    await mkdir(crashed);
+    for (const f of await readdir(dir)) if (f.startsWith('named.sqlite')) await writeFile(join(crashed, f), await readFile(join(dir, f)));
+    const again = await open({ stateFile: join(crashed, 'named.sqlite') });
+    expect(again.get('SELECT name, monthly_minutes, used_minutes FROM workspaces')).toEqual({ name: 'Renamed', monthly_minutes: 90, used_minutes: 7 });
+  });
+
+  it('dataVersion changes with every change of the state, a rollback and a bulk load, and not with reads or request_log', async () => {
+    const db = await open();
+    const v0 = db.dataVersion;
+    db.get('SELECT count(*) AS n FROM organizations');
+    db.run("INSERT INTO request_log (at, method, path, status) VALUES ('t', 'GET', '/', 200)");
+    expect(db.dataVersion).toBe(v0);
+    addOrg(db);
+    const v1 = db.dataVersion;
+    expect(v1).not.toBe(v0);
+    expect(() =>
+      db.tx(() => {
+        db.run("UPDATE organizations SET name = 'x'");
+        throw new Error('undo');
+      }),
+    ).toThrow('undo');
+    const v2 = db.dataVersion;
+    expect(v2).not.toBe(v1);
+    db.bulk((prepare) => prepare("INSERT INTO organizations (id, name, created_at) VALUES (?, 'B', 't')")(['org_b']));
+    expect(db.dataVersion).not.toBe(v2);
+  });
+});
+
 describe('Db: transactions', () => {
   it('commits on return and rolls back on throw', async () => {
     const db = await open();
@@ -428,6 +507,27 @@ describe('Db: persistence', () => {
     await writeFile(join(dir, 'newer.sqlite'), other.export());
     await expect(openDatabase({ stateFile: join(dir, 'newer.sqlite') })).rejects.toThrow(/newer notevox/);
     other.close();
+  });
+
+  it('holds the database in memory (no file in sql.js), whatever page size the state file has', async () => {
+    const db = await open();
+    expect(db.all('PRAGMA database_list')).toEqual([
+      { seq: 0, name: 'main', file: '' },
+      { seq: 1, name: 'temp', file: '' },
+    ]);
+    const initSqlJs = createRequire(import.meta.url)('sql.js') as typeof import('sql.js');
+    const SQL = await initSqlJs();
+    const big = new SQL.Database();
+    big.exec('PRAGMA page_size = 8192; VACUUM');
+    const file = join(dir, 'pages.sqlite');
+    await writeFile(file, big.export());
+    big.close();
+    const state = await open({ stateFile: file });
+    expect(state.get('PRAGMA page_size')).toEqual({ page_size: 8192 });
+    addOrg(state);
+    await state.close();
+    const again = await open({ stateFile: file });
+    expect(again.get('SELECT id FROM organizations')).toEqual({ id: 'org_a' });
   });
 
   it('treats an empty state file as a new store', async () => {

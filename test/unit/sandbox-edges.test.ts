@@ -56,6 +56,36 @@ describe('failed authentication', () => {
   });
 });
 
+describe('authentication after the keys change', () => {
+  it('reads a key afresh once the state changed, also when a change was rolled back (keys are not read per request)', () => {
+    const db = sb.rt.db;
+    const header = `Bearer ${ADMIN}`;
+    const id = DEMO_KEYS.admin.id;
+    const now = new Date();
+    const before = authenticate(db, header, now);
+    const scopes = db.get<{ scopes: string }>('SELECT scopes FROM api_keys WHERE id = ?', [id])!.scopes;
+    try {
+      db.run('UPDATE api_keys SET scopes = ? WHERE id = ?', ['["notes:read"]', id]);
+      expect(authenticate(db, header, now).scopes).toEqual(['notes:read']);
+      expect(() =>
+        db.tx(() => {
+          db.run("UPDATE api_keys SET status = 'inactive' WHERE id = ?", [id]);
+          expect(() => authenticate(db, header, now)).toThrow('API key is inactive');
+          throw new Error('undo');
+        }),
+      ).toThrow('undo');
+      expect(authenticate(db, header, now).scopes).toEqual(['notes:read']);
+      db.run("UPDATE api_keys SET status = 'inactive' WHERE id = ?", [id]);
+      expect(() => authenticate(db, header, now)).toThrow('API key is inactive');
+    } finally {
+      db.run("UPDATE api_keys SET scopes = ?, status = 'active' WHERE id = ?", [scopes, id]);
+    }
+    expect(authenticate(db, header, now)).toEqual(before);
+    // A wrong secret still fails after the right one was seen.
+    expect(() => authenticate(db, `Bearer ${id}.not-the-secret-0000000000`, now)).toThrow('invalid API key');
+  });
+});
+
 describe('strings that are not well-formed Unicode', () => {
   it('a lone UTF-16 surrogate is refused with 400000, naming the field (two such entries would read back the same)', async () => {
     const post = (raw: string) => sb.call('POST', '/v1/external/users/me/word-memories', { key: ADMIN, rawBody: raw, headers: { 'content-type': 'application/json' } });
