@@ -89,8 +89,8 @@ describe('parseSeed', () => {
     const rand = seededRandom(2);
     const seed: Record<string, unknown> = {
       ...base(),
-      notes: Array.from({ length: 2000 }, (_, i) => ({ ...makeNote(i, rand), folderId: undefined, workspaceGuid: 'wsAAAAAAAAAAAAA1', ownerUserId: 1 })).map((n) => JSON.parse(JSON.stringify(n))),
-      wordMemories: Array.from({ length: 20_000 }, (_, j) => ({ scope: 'user', scopeId: 1, entry: `w${j}` })),
+      notes: Array.from({ length: 1000 }, (_, i) => ({ ...makeNote(i, rand), folderId: undefined, workspaceGuid: 'wsAAAAAAAAAAAAA1', ownerUserId: 1 })).map((n) => JSON.parse(JSON.stringify(n))),
+      wordMemories: Array.from({ length: 10_000 }, (_, j) => ({ scope: 'user', scopeId: 1, entry: `w${j}` })),
     };
     const items = seed[array] as unknown[];
     items[items.length - 7] = item;
