@@ -318,9 +318,24 @@ function reservedDatabase(SQL: SqlJsStatic, reserve: number): Database {
   } finally {
     empty.close();
   }
-  const room = new Uint8Array(image.length + Math.min(Math.max(0, Math.floor(reserve)), MAX_RESERVE_BYTES));
+  const room = new OwnedBytes(image.length + Math.min(Math.max(0, Math.floor(reserve)), MAX_RESERVE_BYTES));
   room.set(image);
   return new SQL.Database(room);
+}
+
+/**
+ * Bytes handed over for good: a whole-array `slice()` answers a plain Uint8Array over the same memory
+ * instead of a copy. sql.js writes the bytes given to `new Database(bytes)` into its in-memory file system
+ * with `slice()`; copying a reserve of hundreds of MB cost seconds (every page of both buffers is touched),
+ * while the file may simply own the buffer, which nothing else keeps. Any other slice is a real copy. The
+ * file gets a plain Uint8Array, not this subclass: typed-array methods on a subclass take V8's slow path,
+ * and the file system calls them for every page SQLite reads or writes.
+ */
+class OwnedBytes extends Uint8Array {
+  override slice(start?: number, end?: number): Uint8Array<ArrayBuffer> {
+    const plain = new Uint8Array(this.buffer, this.byteOffset, this.length);
+    return (start ?? 0) === 0 && (end ?? this.length) === this.length ? plain : plain.slice(start, end);
+  }
 }
 
 /** More is not set aside: the buffer grows past it as it would have anyway. */

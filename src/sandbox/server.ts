@@ -128,6 +128,10 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const faults = opts.faults ? new FaultInjector(parseFaultSpec(opts.faults), opts.faultSeed ?? Date.now()) : null;
   let keys: SeedSummary['keys'] = [];
   let empty = true;
+  // A seed file is read and parsed while sql.js compiles (in the background); its errors still come after
+  // the state file's (awaited only in init).
+  const seedRead = opts.seedFile ? readSeedFile(opts.seedFile) : undefined;
+  seedRead?.catch(() => {});
   // The seed goes into the state file's first snapshot, not into its journal.
   const db = await openDatabase({
     stateFile: opts.stateFile,
@@ -138,7 +142,7 @@ export async function prepareSandbox(opts: SandboxOptions) {
       empty = (db.get<{ n: number }>('SELECT count(*) AS n FROM organizations')?.n ?? 0) === 0;
       if (empty || opts.seedFile) {
         if (!empty) throw new SandboxConfigError(`--seed was given but the state file ${opts.stateFile} already holds data: remove it or drop --seed`);
-        const seed = opts.seedFile ? await readSeedFile(opts.seedFile) : demoSeed;
+        const seed = seedRead ? await seedRead : demoSeed;
         keys = loadSeed(db, seed, opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed').keys;
       } else keys = knownStoredKeys(db);
     },

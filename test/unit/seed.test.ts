@@ -253,10 +253,28 @@ describe('big seeds', () => {
       expect(count(db, 'SELECT count(*) FROM word_memories')).toBe(150_000);
       expect(db.get("SELECT id, typeof(id) AS t, scope_id, typeof(scope_id) AS st, sub_entry FROM word_memories WHERE entry = 'w149999'")).toEqual({ id: 150_000, t: 'integer', scope_id: '1', st: 'text', sub_entry: null });
       expect(db.get("SELECT sub_entry FROM word_memories WHERE entry = 'w149998'")).toEqual({ sub_entry: 's149998' });
+      // Inserted many rows per statement and the rest one by one: every row with the id of its place in the seed.
+      expect(count(db, "SELECT count(*) FROM word_memories WHERE id = CAST(substr(entry, 2) AS INTEGER) + 1 AND sub_entry IS (CASE WHEN id % 2 THEN 's' || (id - 1) END)")).toBe(150_000);
       expect(db.get("SELECT id, deleted, typeof(deleted) AS dt, folder_id FROM notes WHERE guid = 'nb00000011999'")).toEqual({ id: notes + 1, deleted: 0, dt: 'integer', folder_id: null });
       expect(decodeRow('paragraphs', db.get("SELECT locked, diarized_segments, summary FROM paragraphs WHERE note_guid = 'nb00000011999'")!)).toEqual({ locked: false, diarized_segments: [], summary: null });
       expect(count(db, 'SELECT count(*) FROM note_collaborators c JOIN notes n ON n.guid = c.note_guid')).toBe(notes + 1);
       expect(db.get('PRAGMA foreign_key_check')).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('the room set aside for a big seed', () => {
+  it('is handed to SQLite as is, not copied (its memory is touched only as pages are written)', async () => {
+    const reserve = 768 << 20;
+    const before = process.memoryUsage().rss;
+    const db = await openDatabase({ reserveBytes: reserve });
+    try {
+      expect(process.memoryUsage().rss - before).toBeLessThan(reserve / 4);
+      db.run('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)', ['org_r', 'R', '2026-01-01T00:00:00.000Z']);
+      expect(db.get('SELECT name FROM organizations')).toEqual({ name: 'R' });
+      expect(db.export().length).toBeLessThan(1 << 20);
     } finally {
       await db.close();
     }

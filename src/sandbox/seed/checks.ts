@@ -1,6 +1,6 @@
 import { LIMITS } from '../../contract/limits.js';
 import { generatedParagraphs, liveSpecProblem, spokenSeconds as liveSpokenSeconds, DEFAULT_LIVE, type LiveSpec } from '../events/live.js';
-import { formatPath, NON_RECORDING_SOURCE_TYPES, RECORDING_SOURCE_TYPES, SeedError, seedSchema, type NoteSeed, type Seed, type SeedIssue } from './schema.js';
+import { NON_RECORDING_SOURCE_TYPES, parseSeed, RECORDING_SOURCE_TYPES, SeedError, type NoteSeed, type Seed, type SeedIssue } from './schema.js';
 
 /**
  * The checks of a seed across its items (references, uniqueness, memberships, nesting), after the schema
@@ -274,30 +274,36 @@ function checkWebhookEndpoints(ix: SeedIndex) {
 }
 
 function checkWordMemories(ix: SeedIndex) {
-  // A seed may hold millions: paths and messages are made only for a problem, and entries are kept per scope
-  // in maps keyed by the seed's own strings (no key string made per item).
-  const seen = new Map<string, Map<string, Map<string, number>>>();
+  // A seed may hold millions: paths and messages are made only for a problem, entries are kept per scope in
+  // maps keyed by the seed's own strings (no key string made per item), and whether a scope exists is
+  // looked up once per scope, not once per item.
+  const scopes = new Map<string, Map<string, { known: boolean; entries: Map<string, number> }>>();
   const ids = new Map<number, number>();
-  const scopes: Record<string, Map<string | number, unknown>> = { user: ix.users, workspace: ix.workspaces, organization: ix.organizations };
-  ix.seed.wordMemories.forEach((w, i) => {
+  const targets: Record<string, Map<string | number, unknown>> = { user: ix.users, workspace: ix.workspaces, organization: ix.organizations };
+  const items = ix.seed.wordMemories;
+  for (let i = 0; i < items.length; i++) {
+    const w = items[i];
     if (w.id !== undefined) {
       const other = ids.get(w.id);
       if (other !== undefined) ix.issue(`wordMemories[${i}].id`, `duplicate id ${w.id} (also at wordMemories[${other}])`);
       ids.set(w.id, i);
     }
-    const targets = scopes[w.scope];
-    if (targets) {
+    let byId = scopes.get(w.scope);
+    if (!byId) scopes.set(w.scope, (byId = new Map()));
+    let scope = byId.get(w.scopeId);
+    if (!scope) {
+      const map = targets[w.scope];
       const key = w.scope === 'user' ? (/^\d+$/.test(w.scopeId) ? Number(w.scopeId) : -1) : w.scopeId;
-      if (!targets.has(key)) ix.issue(`wordMemories[${i}].scopeId`, `unknown ${w.scope} ${JSON.stringify(key)}`);
+      byId.set(w.scopeId, (scope = { known: !map || map.has(key), entries: new Map() }));
     }
-    let byId = seen.get(w.scope);
-    if (!byId) seen.set(w.scope, (byId = new Map()));
-    let entries = byId.get(w.scopeId);
-    if (!entries) byId.set(w.scopeId, (entries = new Map()));
-    const other = entries.get(w.entry);
+    if (!scope.known) {
+      const key = w.scope === 'user' ? (/^\d+$/.test(w.scopeId) ? Number(w.scopeId) : -1) : w.scopeId;
+      ix.issue(`wordMemories[${i}].scopeId`, `unknown ${w.scope} ${JSON.stringify(key)}`);
+    }
+    const other = scope.entries.get(w.entry);
     if (other !== undefined) ix.issue(`wordMemories[${i}].entry`, `duplicate entry ${JSON.stringify(w.entry)} in this scope (also at wordMemories[${other}])`);
-    entries.set(w.entry, i);
-  });
+    scope.entries.set(w.entry, i);
+  }
 }
 
 function checkWiki(ix: SeedIndex) {
@@ -336,8 +342,8 @@ function checkWiki(ix: SeedIndex) {
 }
 
 export function analyze(input: unknown, source?: string): { seed: Seed; index: SeedIndex } {
-  const parsed = seedSchema.safeParse(input);
-  if (!parsed.success) throw new SeedError(parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })), source);
+  const parsed = parseSeed(input);
+  if (!parsed.success) throw new SeedError(parsed.issues, source);
   const index = new SeedIndex(parsed.data);
   for (const check of [checkWorkspacesAndUsers, checkApiKeys, checkFolders, checkTemplates, checkNotes, checkLiveNotes, checkWordMemories, checkWiki, checkWebhookEndpoints])
     check(index);
