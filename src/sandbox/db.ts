@@ -70,12 +70,6 @@ export interface OpenOptions {
   init?: (db: Db) => void | Promise<void>;
   /** Fold the journal into the state file once it holds this many bytes (default: 8 MiB or a quarter of the state file, whichever is more). */
   compactBytes?: number;
-  /**
-   * About how large a new store will grow in `init` (a big seed), so that its memory is set aside at once:
-   * sql.js keeps the database in a buffer that otherwise grows by an eighth at a time, copying it all each
-   * time (and each copy makes V8 collect the whole heap, the parsed seed included). Only for a new store.
-   */
-  reserveBytes?: number;
 }
 
 /**
@@ -218,7 +212,7 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
   const bytes = file ? await readStateFile(file) : undefined;
   let sql: Database;
   try {
-    sql = inMemory(SQL, bytes ? new SQL.Database(bytes) : opts.reserveBytes ? reservedDatabase(SQL, opts.reserveBytes) : new SQL.Database());
+    sql = inMemory(SQL, bytes ? new SQL.Database(bytes) : new SQL.Database());
   } catch (e) {
     throw bytes ? notStateFile(file, (e as Error).message) : e;
   }
@@ -303,43 +297,6 @@ function inMemory(SQL: SqlJsStatic, source: Database): Database {
   }
   return target;
 }
-
-/**
- * A new store whose file already has room for `reserve` more bytes: the image of an empty database followed
- * by zeros. SQLite goes by the page count in the header and writes new pages into the room, and cuts the file
- * to its pages: the room is never part of an export (nor of the state file).
- */
-function reservedDatabase(SQL: SqlJsStatic, reserve: number): Database {
-  const empty = new SQL.Database();
-  let image: Uint8Array;
-  try {
-    migrate(empty, undefined);
-    image = empty.export();
-  } finally {
-    empty.close();
-  }
-  const room = new OwnedBytes(image.length + Math.min(Math.max(0, Math.floor(reserve)), MAX_RESERVE_BYTES));
-  room.set(image);
-  return new SQL.Database(room);
-}
-
-/**
- * Bytes handed over for good: a whole-array `slice()` answers a plain Uint8Array over the same memory
- * instead of a copy. sql.js writes the bytes given to `new Database(bytes)` into its in-memory file system
- * with `slice()`; copying a reserve of hundreds of MB cost seconds (every page of both buffers is touched),
- * while the file may simply own the buffer, which nothing else keeps. Any other slice is a real copy. The
- * file gets a plain Uint8Array, not this subclass: typed-array methods on a subclass take V8's slow path,
- * and the file system calls them for every page SQLite reads or writes.
- */
-class OwnedBytes extends Uint8Array {
-  override slice(start?: number, end?: number): Uint8Array<ArrayBuffer> {
-    const plain = new Uint8Array(this.buffer, this.byteOffset, this.length);
-    return (start ?? 0) === 0 && (end ?? this.length) === this.length ? plain : plain.slice(start, end);
-  }
-}
-
-/** More is not set aside: the buffer grows past it as it would have anyway. */
-const MAX_RESERVE_BYTES = 1024 * 1024 * 1024;
 
 async function readStateFile(file: string): Promise<Uint8Array | undefined> {
   try {

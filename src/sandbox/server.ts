@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,15 +77,6 @@ export function makeClock(nowIso?: string): Clock {
   return { now: () => new Date(start + (Date.now() - t0)) };
 }
 
-/** The size of a seed file, or 0 when it cannot be read (readSeedFile then says why). */
-function seedFileBytes(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * The keys of a reloaded state whose secrets are known: the state keeps only salted hashes, but the demo
  * seed's secrets are public, so a demo key that still verifies is printed again. Others are left out.
@@ -135,8 +126,6 @@ export async function prepareSandbox(opts: SandboxOptions) {
   // The seed goes into the state file's first snapshot, not into its journal.
   const db = await openDatabase({
     stateFile: opts.stateFile,
-    // A seed's database is about twice its JSON (the 100k-note bench world: 78 MB of JSON, 176 MB of state).
-    reserveBytes: opts.seedFile ? seedFileBytes(opts.seedFile) * 2.5 : undefined,
     onError: (e) => log(`sandbox: ${e.message}`),
     init: async (db) => {
       empty = (db.get<{ n: number }>('SELECT count(*) AS n FROM organizations')?.n ?? 0) === 0;
