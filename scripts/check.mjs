@@ -4,6 +4,12 @@
  * (neither uses the other's result, and each leaves a core idle for much of its run). Each one's output is printed
  * in full, under its name, when it ends; the exit code is 1 if either failed. `npm run typecheck` and `npm run lint`
  * still run one alone.
+ *
+ * Both keep what they learnt under node_modules/.cache/ and redo only what changed since the last run: tsc's
+ * incremental build info (it re-checks every file a change can affect, and reports the errors of the unchanged
+ * files from the cache) and eslint's per-file cache (keyed on each file's content, the config and eslint's
+ * version; the rules here read one file at a time, none uses type information, so an unchanged file's result cannot
+ * change). A fresh checkout checks everything.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,9 +19,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** A package's command-line script, run with this Node (no shell, no npx lookup). */
 const bin = (pkg, rel) => join(root, 'node_modules', pkg, rel);
 
+const cache = (name) => join(root, 'node_modules', '.cache', 'notevox-check', name);
+
 const checks = [
-  { name: 'typecheck (tsc --noEmit)', args: [bin('typescript', 'bin/tsc'), '--noEmit'] },
-  { name: 'lint (eslint .)', args: [bin('eslint', 'bin/eslint.js'), '.'] },
+  { name: 'typecheck (tsc --noEmit)', args: [bin('typescript', 'bin/tsc'), '--noEmit', '--incremental', '--tsBuildInfoFile', cache('tsconfig.tsbuildinfo')] },
+  { name: 'lint (eslint .)', args: [bin('eslint', 'bin/eslint.js'), '--cache', '--cache-strategy', 'content', '--cache-location', cache('eslint/'), '.'] },
 ];
 
 function run({ name, args }) {

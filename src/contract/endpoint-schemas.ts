@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENDPOINTS, WM_OPS, type CanonicalEndpointId, type WordMemoryOp, type WordMemoryScopeKey } from './endpoints.js';
 import { PAGE_SIZES, type PageSpec } from './limits.js';
 import * as s from './schemas.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_ID_PATTERN, EVENT_TYPES, type EventResourceType, type EventType } from './events.js';
 import * as s from './schemas.js';
 

@@ -1,5 +1,7 @@
 import { STATUS_CODES } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
+// The registry class by name: `z.core.…` would keep all of zod's core namespace (every locale) in the bundle.
+import { $ZodRegistry, type $ZodType } from 'zod/v4/core';
 import { DEFAULT_BASE_URL, DEFAULT_SANDBOX_URL } from '../config/defaults.js';
 import { VERSION } from '../version.js';
 import { ENDPOINTS_WITH_SCHEMAS, type EndpointWithSchemas } from './endpoint-schemas.js';
@@ -35,8 +37,8 @@ const COMPONENT_NAMES = new Map<unknown, string>(
 );
 
 /** zod's metadata (descriptions) plus the component name of a named shape, which zod extracts into `$defs`. */
-class NamedShapes extends z.core.$ZodRegistry<Record<string, unknown>> {
-  override get<S extends z.core.$ZodType>(schema: S): Record<string, unknown> | undefined {
+class NamedShapes extends $ZodRegistry<Record<string, unknown>> {
+  override get<S extends $ZodType>(schema: S): Record<string, unknown> | undefined {
     const meta = z.globalRegistry.get(schema);
     const id = COMPONENT_NAMES.get(schema);
     return id ? { ...meta, id } : meta;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { charCount, DOCUMENT_LOCALES, LIMITS } from './limits.js';
 import { ERROR_TYPES } from './errors.js';
 import { KEY_TYPES } from './types.js';

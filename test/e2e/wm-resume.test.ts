@@ -52,7 +52,8 @@ const journalFiles = () => {
     return [];
   }
 };
-const confirmedBatches = () => journalFiles().reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').filter(Boolean).length - 1, 0);
+/** Confirmed batches in the journals (not in the short-lived `.probe-*` file an import writes to check the directory: it may be gone by the read). */
+const confirmedBatches = () => journalFiles().filter((f) => f.endsWith('.jsonl')).reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').filter(Boolean).length - 1, 0);
 
 describe('wm import resumes', () => {
   it('after SIGKILL mid-run: the rerun sends only what was not confirmed, and the scope holds exactly the file', async () => {

@@ -88,6 +88,15 @@ describe('zod stays out of the start-up of commands that do not check an answer 
     const m = meta();
     expect([...packagesLoadedWith(m, outputOf(m, 'src/contract/answers.ts'))]).toContain('zod');
   });
+
+  it('the zod it brings is only what the contract uses: no locale but English (zod is imported as a namespace, `import * as z`)', () => {
+    // `import { z }` (zod's namespace object) or `z.core.…` keeps all of zod and its ~40 locales in the bundle:
+    // 600 kB that auth login, auth status and every checked write compile at each start.
+    const m = meta();
+    const zodFiles = Object.values(m.outputs).flatMap((o) => Object.keys(o.inputs).filter((i) => i.includes('node_modules/zod/')));
+    expect(zodFiles).toContain('node_modules/zod/v4/locales/en.js');
+    expect(zodFiles.filter((i) => i.includes('/locales/') && !i.endsWith('/locales/en.js'))).toEqual([]);
+  });
 });
 
 describe('what `notes get` loads besides Node itself (the built CLI, stdio as pipes)', () => {

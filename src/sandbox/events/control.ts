@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_ID_PATTERN, EVENT_TYPE_NAMES, isEventType, type EventType } from '../../contract/events.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Shape } from '../../contract/api.js';
 import type { CanonicalEndpointId } from '../../contract/endpoints.js';
 import { ERROR_CODES } from '../../contract/errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LIMITS } from '../../contract/limits.js';
 import { documentLocale, locale, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES } from '../../contract/schemas.js';
 import { EVENT_TYPE_NAMES } from '../../contract/events.js';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * `--transcriber-command 'CMD {file}'`: a local speech-to-text program. Its standard output is either
