@@ -77,9 +77,11 @@ const esbuilt = await build({
  */
 /**
  * What nearly every API command loads after start-up (config, credentials, the client, the endpoint table, the
- * renderer): one chunk instead of a dozen, each costing its own resolve and read. zod and undici stay out of it.
+ * renderer): one chunk instead of a dozen, each costing its own resolve and read. zod and undici stay out of it,
+ * and so does post-json.ts: it imports node:http as an ES module, which on Node ≥ 22 reads every export of it and
+ * so loads Node's own undici (the node:http transport takes the module through getBuiltinModule instead).
  */
-const API_CORE = [/^src\/config\//, /^src\/client\/(?!undici-transport\.ts$)/, /^src\/contract\/(endpoints|types|errors|scopes)\.ts$/, /^src\/io\/(render|table|values)\.ts$/, /^src\/(timing|commands\/resolve|commands\/list)\.ts$/];
+const API_CORE = [/^src\/config\//, /^src\/client\/(?!undici-transport\.ts$|post-json\.ts$)/, /^src\/contract\/(endpoints|types|errors|scopes)\.ts$/, /^src\/io\/(render|table|values)\.ts$/, /^src\/(timing|commands\/resolve|commands\/list)\.ts$/];
 
 async function rechunk(from, to, esbuildMeta) {
   const sources = (id) => {

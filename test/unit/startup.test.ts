@@ -82,6 +82,10 @@ describe('zod stays out of the start-up of commands that do not check an answer 
       return seen;
     };
     expect(staticClosure('dist/cli.js').size).toBeLessThanOrEqual(4);
+    // No ES import of node:http(s) at start-up: on Node ≥ 22 it reads the module's `WebSocket` getter, which loads
+    // Node's own undici into every command (the test below sees that on Node 22 and 24 only).
+    const esmHttp = [...staticClosure('dist/cli.js')].flatMap((f) => m.outputs[f].imports.filter((i) => i.external && /^node:https?$/.test(i.path)).map((i) => `${f} imports ${i.path}`));
+    expect(esmHttp).toEqual([]);
   });
 
   it('the answer check (loaded on the first write) brings zod with it', () => {
