@@ -202,7 +202,8 @@ export const folderMoveBody = z
   .nullish();
 
 // ---- word memories ----
-const wmText = chars(LIMITS.wordMemoryText, z.string().regex(/^\S+$/, 'must not contain whitespace'));
+/** An entry or sub-entry of a word memory: 1–63 characters (code points), no whitespace. */
+export const wmText = chars(LIMITS.wordMemoryText, z.string().regex(/^\S+$/, 'must not contain whitespace'));
 export const wordMemory = z.object({ id: z.number().int(), entry: z.string(), subEntry: z.string().nullable(), createdAt: timestamp });
 export const wmCreateBody = z.object({
   entries: z.array(z.object({ entry: wmText, subEntry: wmText.nullish() })).min(1).max(LIMITS.wordMemoryBulkMax),

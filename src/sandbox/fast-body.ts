@@ -13,10 +13,10 @@ export type FastBody = (raw: unknown) => unknown;
 const WM_TEXT = LIMITS.wordMemoryText;
 const NO_WHITESPACE = /^\S+$/;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** wmText: a string of 1–63 code points without whitespace. */
-function wmText(v: unknown): v is string {
+/** What the contract's wmText accepts: a string of 1–63 code points without whitespace. */
+export function isWordMemoryText(v: unknown): v is string {
   if (typeof v !== 'string' || !NO_WHITESPACE.test(v)) return false;
   const n = charCount(v);
   return n >= WM_TEXT.min && n <= WM_TEXT.max;
@@ -30,11 +30,11 @@ function wmCreate(raw: unknown): z.infer<typeof wmCreateBody> | undefined {
   const out: Array<{ entry: string; subEntry?: string | null }> = new Array(entries.length);
   for (let i = 0; i < entries.length; i++) {
     const e: unknown = entries[i];
-    if (!isRecord(e) || !wmText(e.entry)) return undefined;
+    if (!isRecord(e) || !isWordMemoryText(e.entry)) return undefined;
     const sub = e.subEntry;
     // JSON has no undefined: an absent subEntry stays absent, as zod leaves it.
     if (sub === undefined) out[i] = { entry: e.entry };
-    else if (sub === null || wmText(sub)) out[i] = { entry: e.entry, subEntry: sub };
+    else if (sub === null || isWordMemoryText(sub)) out[i] = { entry: e.entry, subEntry: sub };
     else return undefined;
   }
   return { entries: out };

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { LIMITS } from '../../contract/limits.js';
-import { documentLocale, locale, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES } from '../../contract/schemas.js';
+import { documentLocale, locale, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES, wmText } from '../../contract/schemas.js';
+import { isRecord, isWordMemoryText } from '../fast-body.js';
 import { EVENT_TYPE_NAMES } from '../../contract/events.js';
 import { isScope, SCOPE_NAMES } from '../../contract/scopes.js';
 import { KEY_TYPES } from '../../contract/types.js';
@@ -27,11 +28,6 @@ const folderId = z.union([z.number().int().positive(), z.string().regex(/^[1-9]\
 const templateId = z.number().int().positive();
 const optionalId = z.number().int().positive().optional();
 const scope = z.string().refine(isScope, { error: `must be one of the scopes ${SCOPE_NAMES.join(', ')}` });
-const wordMemoryText = z
-  .string()
-  .min(LIMITS.wordMemoryText.min)
-  .max(LIMITS.wordMemoryText.max)
-  .regex(/^\S+$/, 'must not contain whitespace');
 const list = <T extends z.ZodType>(item: T) => z.array(item).default([]);
 /** Content types of document sections and paragraph summaries a seed may give (served as given; html is made on request). */
 const SECTION_TYPES = ['text/markdown', 'text/plain'] as const;
@@ -190,8 +186,8 @@ const wordMemorySchema = z.strictObject({
   id: optionalId,
   scope: z.enum(WORD_MEMORY_SCOPES),
   scopeId: z.union([slug, userId]).transform(String),
-  entry: wordMemoryText,
-  subEntry: wordMemoryText.nullish(),
+  entry: wmText,
+  subEntry: wmText.nullish(),
   createdAt: instant.optional(),
 });
 
@@ -266,8 +262,6 @@ export function parseSeed(input: unknown): { success: true; data: Seed } | { suc
   return { success: true, data: { ...rest.data, notes, wordMemories } };
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Each item checked by `fast` (undefined: not vouched for) or else by `schema`; undefined when an item is invalid. */
 function fastItems<T>(items: unknown[], fast: (item: unknown) => T | undefined, schema: z.ZodType<T>): T[] | undefined {
   const out = new Array<T>(items.length);
@@ -284,14 +278,11 @@ function fastItems<T>(items: unknown[], fast: (item: unknown) => T | undefined, 
 }
 
 const SLUG = /^[A-Za-z0-9_-]{1,64}$/;
-const NO_WHITESPACE = /^\S+$/;
 const wordMemoryScopes: ReadonlySet<unknown> = new Set(WORD_MEMORY_SCOPES);
 const sourceTypes: ReadonlySet<unknown> = new Set(SOURCE_TYPES);
 const collaboratorRoles: ReadonlySet<unknown> = new Set(COLLABORATOR_ROLES);
 /** What z.number().int().positive() accepts. */
 const isPositiveInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
-const isWordMemoryText = (v: unknown): v is string =>
-  typeof v === 'string' && v.length >= LIMITS.wordMemoryText.min && v.length <= LIMITS.wordMemoryText.max && NO_WHITESPACE.test(v);
 /** Instants are rare in big arrays and their rule is zod's own: zod checks them. */
 const isInstant = (v: unknown) => instant.safeParse(v).success;
 
