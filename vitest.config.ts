@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Files that change what the whole worker process shares (module mocks, fake timers of the global clock): each
@@ -7,6 +8,25 @@ import { defineConfig } from 'vitest/config';
  * per worker instead of once per file, which was about half of the suite's CPU time.
  */
 const ISOLATED = ['test/cmd/voice-heartbeat.test.ts'];
+
+/**
+ * The order files start in: vitest's own (a project at a time; within one, the longest last time first, or on a
+ * fresh checkout with no timings yet, the largest file first), except that e2e files go first, then the in-process
+ * command tests, then the unit tests. e2e files are the longest and the hungriest for CPU (each spawns built CLIs
+ * and sandboxes by the dozen; the config-file test starts 100 at once), yet small as files: by size alone they
+ * started last, and two of them ran side by side for the last 30 s of the suite while the other core had nothing
+ * left to do. Started first, they run beside the static checks (npm test runs tsc and eslint at a lower priority),
+ * and the many short unit files fill both cores at the end.
+ */
+class HeavyFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const position = new Map(sorted.map((f, i) => [f, i]));
+    const projects = [...new Set(sorted.map((f) => f.project.name))];
+    const kind = (f: TestSpecification) => (f.moduleId.includes('/test/e2e/') ? 0 : f.moduleId.includes('/test/cmd/') ? 1 : 2);
+    return sorted.sort((a, b) => projects.indexOf(a.project.name) - projects.indexOf(b.project.name) || kind(a) - kind(b) || position.get(a)! - position.get(b)!);
+  }
+}
 
 export default defineConfig({
   test: {
@@ -17,6 +37,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    sequence: { sequencer: HeavyFirst },
     projects: [
       {
         extends: true,

@@ -2,22 +2,23 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { cliOutput } from '../helpers/help-output.js';
 import { shellQuote } from '../helpers/pty.js';
 
 /**
  * The launcher's help fast path in a process: a copy of bin/, package.json and dist/help/ without the bundle
- * answers help exactly as the built CLI does, on a pipe and in terminals of two widths, and hands everything
- * else to the bundle (which the copy lacks, so a request it does not answer fails there). Every command and
+ * answers help exactly as the CLI does, on a pipe and in terminals of two widths, and hands everything else to the
+ * bundle (which the copy lacks, so a request it does not answer fails there). What the CLI prints is taken from
+ * the program in this process (the bundle is built from the same source before the suite runs); every command and
  * width is compared in process by test/unit/help-fast.test.ts.
  */
 
 const ROOT = resolve(dirname(BIN), '..');
-const BUNDLE = pathToFileURL(join(ROOT, 'dist', 'cli.js')).href;
 let dir: string;
 let lone: string;
+let configDir: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'notevox-fast-help-'));
@@ -26,12 +27,11 @@ beforeAll(() => {
   copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
   cpSync(join(ROOT, 'dist', 'help'), join(dir, 'dist', 'help'), { recursive: true });
   lone = join(dir, 'bin', 'notevox.js');
+  configDir = join(dir, 'config');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NOTEVOX_CONFIG_DIR: join(tmpdir(), 'notevox-test-unused-config'), TERM: 'xterm' };
-/** The built CLI's own answer, straight from the bundle (no launcher). */
-const bundleCommand = (args: string[]) => [process.execPath, '--input-type=module', '-e', `const { main } = await import(${JSON.stringify(BUNDLE)}); process.exitCode = await main(process.argv.slice(1));`, '--', ...args];
 const launcherCommand = (args: string[]) => [process.execPath, lone, ...args];
 
 function onPipe(command: string[]) {
@@ -49,22 +49,23 @@ function inTerminal(command: string[], columns: number) {
 const FORMS = [['--help'], ['-h'], ['help'], ['notes', '--help'], ['notes', 'list', '--help'], ['help', 'notes', 'list'], ['wm', 'import', '-h'], ['sandbox', 'start', '--help'], ['help', 'exit-codes'], ['help', '--help']];
 
 describe('the launcher answers help without the bundle', () => {
-  it.each(FORMS.map((f) => [f.join(' '), f]))('notevox %s on a pipe: the same bytes as the CLI, exit code 0', (_name, args) => {
+  it.each(FORMS.map((f) => [f.join(' '), f]))('notevox %s on a pipe: the same bytes as the CLI, exit code 0', async (_name, args) => {
     const fast = onPipe(launcherCommand(args));
-    const full = onPipe(bundleCommand(args));
+    const full = await cliOutput(args, { isTTY: false }, configDir);
     expect(full.code).toBe(0);
     expect(fast.err).toBe('');
     expect(fast.code).toBe(0);
     expect(fast.out).toBe(full.out);
   });
 
-  it('in terminals 80 and 200 columns wide: the same bytes as the CLI, wrapped to the terminal as commander wraps', () => {
+  it('in terminals 80 and 200 columns wide: the same bytes as the CLI, wrapped to the terminal as commander wraps', async () => {
     const at: Record<number, string> = {};
     for (const columns of [80, 200]) {
       for (const args of [['--help'], ['voice', 'upload', '--help'], ['help', 'wm', 'import']]) {
-        expect(inTerminal(launcherCommand(args), columns), `${args.join(' ')} at ${columns}`).toBe(inTerminal(bundleCommand(args), columns));
+        const shown = inTerminal(launcherCommand(args), columns);
+        expect(shown, `${args.join(' ')} at ${columns}`).toBe((await cliOutput(args, { isTTY: true, columns }, configDir)).out);
+        if (args[1] === 'upload') at[columns] = shown;
       }
-      at[columns] = inTerminal(launcherCommand(['voice', 'upload', '--help']), columns);
     }
     // voice upload's descriptions wrap at 80 columns and fit in one line each at 200.
     const widest = (text: string) => Math.max(...text.slice(0, text.indexOf('\nExamples:')).split('\n').map((l) => l.length));

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
 import { commandTree, exitCodesText } from '../../src/program.js';
 import { answerHelp, renderHelp, stdoutHelpWidth, type HelpFile } from '../../src/help/fast.js';
+import { cliOutput, type Screen } from '../helpers/help-output.js';
 import { commanderHelp, commandPaths, helpEntry, helpFiles } from '../../src/help/model.js';
 
 /**
@@ -18,8 +18,6 @@ const ALL = [[[], program] as [string[], typeof program], ...commandPaths(progra
 const generated = helpFiles(program, { 'exit-codes': exitCodesText() });
 const load = (file: string): HelpFile | undefined => generated.files[file];
 
-/** A stdout as commander sees it: a pipe, or a terminal this many columns wide. */
-type Screen = { isTTY: false } | { isTTY: true; columns: number };
 const SCREENS: Array<[string, Screen]> = [
   ['a pipe', { isTTY: false }],
   ['an 80-column terminal', { isTTY: true, columns: 80 }],
@@ -33,32 +31,6 @@ beforeAll(() => {
   configDir = mkdtempSync(join(tmpdir(), 'notevox-help-'));
 });
 afterAll(() => rmSync(configDir, { recursive: true, force: true }));
-
-/** What main() writes to stdout for `args` on this screen, and its exit code. */
-async function cliOutput(args: string[], screen: Screen): Promise<{ code: number; out: string }> {
-  const stdout = process.stdout as unknown as Record<string, unknown>;
-  const saved = { write: stdout.write, isTTY: Object.getOwnPropertyDescriptor(stdout, 'isTTY'), columns: Object.getOwnPropertyDescriptor(stdout, 'columns') };
-  const savedEnv = { ...process.env };
-  let out = '';
-  stdout.write = (s: string | Uint8Array) => {
-    out += String(s);
-    return true;
-  };
-  Object.defineProperty(stdout, 'isTTY', { value: screen.isTTY, configurable: true, writable: true });
-  Object.defineProperty(stdout, 'columns', { value: screen.isTTY ? screen.columns : undefined, configurable: true, writable: true });
-  try {
-    const code = await main(args, { env: { PATH: process.env.PATH, NOTEVOX_CONFIG_DIR: configDir, NO_COLOR: '1' } });
-    return { code, out };
-  } finally {
-    stdout.write = saved.write;
-    for (const key of ['isTTY', 'columns'] as const) {
-      const d = saved[key];
-      if (d) Object.defineProperty(stdout, key, d);
-      else delete stdout[key];
-    }
-    process.env = savedEnv;
-  }
-}
 
 const forms = (path: string[]) => [
   [...path, '--help'],
@@ -78,13 +50,13 @@ describe('help from generated text (the launcher fast path)', () => {
     const differing: string[] = [];
     for (const [path] of ALL) {
       for (const args of forms(path)) {
-        const cli = await cliOutput(args, screen);
+        const cli = await cliOutput(args, screen, configDir);
         expect(cli.code, args.join(' ')).toBe(0);
         expect(cli.out.length, args.join(' ')).toBeGreaterThan(0);
         if (answerHelp(args, load, width) !== cli.out) differing.push(args.join(' '));
       }
     }
-    const topic = await cliOutput(['help', 'exit-codes'], screen);
+    const topic = await cliOutput(['help', 'exit-codes'], screen, configDir);
     expect(answerHelp(['help', 'exit-codes'], load, width)).toBe(topic.out);
     expect(differing).toEqual([]);
   });
@@ -109,7 +81,7 @@ describe('help from generated text (the launcher fast path)', () => {
 
   it('root --help fits 80 columns, wrapped at word boundaries, the same from both paths (issue 13 item 11)', async () => {
     const screen: Screen = { isTTY: true, columns: 80 };
-    const { out } = await cliOutput(['--help'], screen);
+    const { out } = await cliOutput(['--help'], screen, configDir);
     expect(answerHelp(['--help'], load, 80)).toBe(out);
     const lines = out.split('\n');
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
