@@ -5,6 +5,12 @@
  * in full, under its name, when it ends; the exit code is 1 if either failed. `npm run typecheck` and `npm run lint`
  * still run one alone.
  *
+ * Types are checked by TypeScript 7, the native compiler (devDependency `typescript-native`, an alias of
+ * typescript@7): the same checks as TypeScript 5.9 in a quarter of the CPU time (about 6 s against 27 s of CPU here,
+ * single-threaded, which is all a check beside the test suite can have). TypeScript 5.9 (`typescript`) stays
+ * installed for typescript-eslint, whose parser needs TypeScript's JavaScript API (TypeScript 7 has none yet, and
+ * typescript-eslint accepts TypeScript < 6.1), and for editors; the code type-checks clean under both.
+ *
  * Both keep what they learnt under node_modules/.cache/ and redo only what changed since the last run: tsc's
  * incremental build info (it re-checks every file a change can affect, and reports the errors of the unchanged
  * files from the cache) and eslint's per-file cache (keyed on each file's content, the config and eslint's
@@ -23,7 +29,10 @@ const bin = (pkg, rel) => join(root, 'node_modules', pkg, rel);
 const cache = (name) => join(root, 'node_modules', '.cache', 'notevox-check', name);
 
 const checks = [
-  { name: 'typecheck (tsc --noEmit)', args: [bin('typescript', 'bin/tsc'), '--noEmit', '--incremental', '--tsBuildInfoFile', cache('tsconfig.tsbuildinfo')] },
+  {
+    name: 'typecheck (tsc --noEmit)',
+    args: [bin('typescript-native', 'bin/tsc'), '--noEmit', '--singleThreaded', '--incremental', '--tsBuildInfoFile', cache('tsconfig.tsbuildinfo')],
+  },
   { name: 'lint (eslint .)', args: [bin('eslint', 'bin/eslint.js'), '--cache', '--cache-strategy', 'content', '--cache-location', cache('eslint/'), '.'] },
 ];
 

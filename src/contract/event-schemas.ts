@@ -31,7 +31,7 @@ function envelopeOf<T extends EventType>(type: T, resourceType: ResourceTypeOf<T
     data: z.object({
       resourceType: z.literal(resourceType),
       resourceId: z.string().min(1),
-      resource: EVENT_RESOURCE_SCHEMAS[resourceType] as (typeof EVENT_RESOURCE_SCHEMAS)[ResourceTypeOf<T>],
+      resource: EVENT_RESOURCE_SCHEMAS[resourceType],
     }),
   });
 }
