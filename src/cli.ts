@@ -7,6 +7,7 @@ import { createContext } from './context.js';
 import { EXIT } from './errors.js';
 import { applyColorToEnvironment, createIOStreams, stdoutErrorMessage, type IOStreams } from './io/iostreams.js';
 import type { Prompter } from './io/prompter.js';
+import type { Clock } from './timing.js';
 import { paint } from './io/text.js';
 import { buildProgram } from './program.js';
 
@@ -24,6 +25,8 @@ export interface MainDeps {
   prompter?: Prompter;
   /** Settings of every API client (tests: a dispatcher that reaches a sandbox in the same process). */
   client?: Partial<ClientOptions>;
+  /** The commands' clock (default: the wall clock). */
+  clock?: Clock;
 }
 
 /** The user's settings (output, color, …); a broken config file is reported by the commands that need it. */
@@ -118,6 +121,7 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
       settings,
       prompter: deps.prompter,
       client: deps.client,
+      clock: deps.clock,
       signal: controller.signal,
       onInterrupt: (fn) => {
         cleanups.add(fn);

@@ -8,6 +8,7 @@ import type { IOStreams } from './io/iostreams.js';
 import type { Prompter } from './io/prompter.js';
 import { parseOutputFormat } from './io/formats.js';
 import type { OutputOptions } from './io/render.js';
+import { realClock, type Clock } from './timing.js';
 
 export interface ContextDeps {
   io: IOStreams;
@@ -19,6 +20,8 @@ export interface ContextDeps {
   prompter?: Prompter;
   /** Settings for every API client, over the command's own (tests: a dispatcher reaching an in-process sandbox). */
   client?: Partial<ClientOptions>;
+  /** The command's clock (default: the wall clock; tests: one whose waits take less real time). */
+  clock?: Clock;
   signal: AbortSignal;
   onInterrupt: Context['onInterrupt'];
   takeOverInterrupt: Context['takeOverInterrupt'];
@@ -144,6 +147,7 @@ export function createContext(deps: ContextDeps): Context {
     env,
     globals,
     output,
+    clock: deps.clock ?? realClock,
     signal: deps.signal,
     onInterrupt: deps.onInterrupt,
     takeOverInterrupt: deps.takeOverInterrupt,

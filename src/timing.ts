@@ -16,6 +16,21 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   }
 }
 
+/**
+ * The time as a command sees it (Context.clock): what it reads to measure how long something took or how much of a
+ * deadline is left, and what it waits on between polls and retries. Tests swap it (test/helpers/clock.ts) so that a
+ * command's waits need not pass in real time.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch, as Date.now(). */
+  now(): number;
+  /** Wait `ms`, cut short by the signal as `sleep` is. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** The wall clock. `now` reads Date.now at each call (not a reference taken at load), so faked Dates reach it too. */
+export const realClock: Clock = { now: () => Date.now(), sleep };
+
 export interface Backoff {
   /** The delay before the first retry (attempt 0). */
   firstMs: number;

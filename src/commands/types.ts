@@ -5,6 +5,7 @@ import type { IOStreams } from '../io/iostreams.js';
 import type { Prompter } from '../io/prompter.js';
 import type { OutputOptions } from '../io/render.js';
 import type { root } from '../program.js';
+import type { Clock } from '../timing.js';
 import type { Flags } from './registry.js';
 
 /** Options every command accepts: those of the root program (program.ts), as commander types them. */
@@ -27,6 +28,8 @@ export interface Context {
    */
   clientFor(o: { baseUrl: string; apiKey?: string; notLoggedIn?: () => Error }): Promise<ApiClient>;
   prompter(): Promise<Prompter>;
+  /** What commands measure elapsed time and wait on (polls, upload retries), never Date.now() or sleep() themselves. */
+  clock: Clock;
   /** Aborted on Ctrl-C. */
   signal: AbortSignal;
   /** Run `fn` on Ctrl-C before exiting with 130 (e.g. delete a half-created job). Returns an unregister function. */

@@ -9,6 +9,7 @@ import type { IOStreams } from '../../src/io/iostreams.js';
 import { createMemoryIO } from '../../src/io/memory.js';
 import type { Prompter } from '../../src/io/prompter.js';
 import type { SandboxOptions } from '../../src/sandbox/server.js';
+import type { Clock } from '../../src/timing.js';
 import { K, type KeyName } from './expect.js';
 import { inProcessSandbox } from './sandbox.js';
 
@@ -155,6 +156,11 @@ export interface RunOptions {
   columns?: number;
   /** Told of each write to stderr as it happens (e.g. to note when a line came, in virtual time). */
   onStderr?: (text: string) => void;
+  /**
+   * The command's clock (Context.clock): default the wall clock. An accelerated one (helpers/clock.ts) makes the
+   * waits of voice polling, upload retries and --follow take a fraction of their real time.
+   */
+  clock?: Clock;
 }
 
 export interface CommandResult {
@@ -197,6 +203,7 @@ export async function runCommand(argv: string[], o: RunOptions = {}): Promise<Co
         return memory.io;
       },
       prompter,
+      clock: o.clock,
       client: o.sandbox ? { wire: o.sandbox.wire, sleep: async () => {} } : {},
     });
     const result = { exitCode, stdout: memory?.stdout() ?? '', stderr: memory?.stderr() ?? '' };

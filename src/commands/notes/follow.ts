@@ -1,6 +1,5 @@
 import { parseRateLimit } from '../../client/retry.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
-import { sleep } from '../../timing.js';
 import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
 import type * as cmd from './index.js';
@@ -80,7 +79,7 @@ export async function followParagraphs(ctx: Context, guid: string, flags: Flags<
     }
     backoff = fresh ? FOLLOW_POLL.baseMs : Math.min(FOLLOW_POLL.maxMs, backoff * FOLLOW_POLL.factor);
     // Ctrl-C cuts the wait short; the command then ends (130, from the CLI's handler).
-    await sleep(nextPollDelay(backoff, headers, Date.now()), ctx.signal).catch(() => undefined);
+    await ctx.clock.sleep(nextPollDelay(backoff, headers, ctx.clock.now()), ctx.signal).catch(() => undefined);
     if (ctx.signal.aborted) return;
   }
 }

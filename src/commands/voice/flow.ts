@@ -100,14 +100,14 @@ export function singleJobView(ctx: Context, file?: AudioFile) {
   let current = { id: '', status: '' };
   let since = 0;
   let printed: string | undefined;
-  const line = () => `Job ${current.id}: ${current.status} · ${seconds(Date.now() - since)}`;
+  const line = () => `Job ${current.id}: ${current.status} · ${seconds(ctx.clock.now() - since)}`;
 
   // A fresh bar per attempt: its rate and ETA are those of the attempt under way, not diluted by a failed one.
   const startBar = (label: string) => file && ctx.io.progress({ total: file.size, unit: 'bytes', label });
   const events: JobEvents = {
     created(id) {
       ctx.io.success(`Created voice job ${id}`);
-      uploadStarted = Date.now();
+      uploadStarted = ctx.clock.now();
       bar = startBar(`Uploading ${file?.name}`);
     },
     upload: {
@@ -122,7 +122,7 @@ export function singleJobView(ctx: Context, file?: AudioFile) {
         bar = startBar(`Uploading ${file?.name} (attempt ${attempt})`);
       },
       done() {
-        if (file) bar?.done(`Uploaded ${file.name} (${formatBytes(file.size)}) in ${seconds(Date.now() - uploadStarted)}`);
+        if (file) bar?.done(`Uploaded ${file.name} (${formatBytes(file.size)}) in ${seconds(ctx.clock.now() - uploadStarted)}`);
       },
     },
     uploaded: () => undefined, // the wait, when there is one, shows the status from here
@@ -143,7 +143,7 @@ export function singleJobView(ctx: Context, file?: AudioFile) {
     /** Start showing the wait for job `id`, last seen in `status`. */
     watch(id: string, status: string) {
       current = { id, status };
-      since = Date.now();
+      since = ctx.clock.now();
       // Off a terminal the spinner prints its text every 10 s (and the status changes their own lines): never silent.
       spinner = ctx.io.spinner(line());
       ticker = setInterval(() => spinner?.text(line()), 1000);
@@ -155,7 +155,7 @@ export function singleJobView(ctx: Context, file?: AudioFile) {
       if (!job || !live) spinner?.stop();
       if (!job) return;
       if (!live) spinner = undefined;
-      const outcome = `Job ${job.id} ${job.status} after ${seconds(Date.now() - since)} (${audioLength(job)})`;
+      const outcome = `Job ${job.id} ${job.status} after ${seconds(ctx.clock.now() - since)} (${audioLength(job)})`;
       if (job.status === 'COMPLETED') {
         if (spinner) spinner.succeed(outcome);
         else ctx.io.success(outcome);

@@ -3,7 +3,7 @@ import type { ApiClient } from '../../client/client.js';
 import { ApiError, NetworkError } from '../../client/errors.js';
 import { CliError, EXIT } from '../../errors.js';
 import { formatDuration } from '../../io/progress.js';
-import { backoffDelay, sleep, type Backoff } from '../../timing.js';
+import { backoffDelay, type Backoff } from '../../timing.js';
 import { keyIdentity, resolveWorkspace } from '../resolve.js';
 import type { Context } from '../types.js';
 import type { AudioFile } from './preflight.js';
@@ -86,7 +86,7 @@ export async function uploadWithRetries(ctx: Context, client: ApiClient, uri: st
     } catch (e) {
       if (ctx.signal.aborted || !isTransient(e) || attempt > UPLOAD_RETRIES) throw e;
       report.retry(attempt + 1, (e as Error).message);
-      await sleep(backoffDelay(UPLOAD_BACKOFF, attempt - 1), ctx.signal);
+      await ctx.clock.sleep(backoffDelay(UPLOAD_BACKOFF, attempt - 1), ctx.signal);
     }
   }
 }
@@ -120,6 +120,7 @@ export function nextPollDelay(previousMs: number | undefined, random: () => numb
 /**
  * Poll until COMPLETED or FAILED. The delay grows from 1 s to a 30 s cap and starts over when the status changes;
  * transient failures are tolerated (up to 5 in a row); after a last look at `timeoutMs` the job is left running (exit 12).
+ * Time, waited and measured, is the context's clock.
  */
 export async function waitForJob(
   ctx: Context,
@@ -127,7 +128,8 @@ export async function waitForJob(
   id: string,
   o: { timeoutMs: number; onStatus: (job: VoiceJob, elapsedMs: number) => void; resume?: string },
 ): Promise<VoiceJob> {
-  const started = Date.now();
+  const { clock } = ctx;
+  const started = clock.now();
   let delay: number | undefined;
   let last: JobStatus | undefined;
   let errors = 0;
@@ -137,7 +139,7 @@ export async function waitForJob(
       errors = 0;
       if (job.status !== last) delay = undefined;
       last = job.status;
-      o.onStatus(job, Date.now() - started);
+      o.onStatus(job, clock.now() - started);
       if (isFinal(job.status)) return job;
       if (job.status === 'CREATED')
         throw new CliError(`job ${id} is CREATED: its upload was never completed, so it will not start`, { exitCode: EXIT.REJECTED, hint: 'Upload the file again with `notevox voice upload`.' });
@@ -147,14 +149,14 @@ export async function waitForJob(
     const next = nextPollDelay(delay);
     delay = next.base;
     // The last look is at the deadline itself: a job that finishes just in time is not given up on.
-    const remaining = o.timeoutMs - (Date.now() - started);
+    const remaining = o.timeoutMs - (clock.now() - started);
     if (remaining <= 0) {
       throw new CliError(`gave up waiting after ${formatDuration(o.timeoutMs / 1000)}: job ${id} is still ${last ?? 'unknown'}`, {
         exitCode: EXIT.WAIT_TIMEOUT,
         hint: `It keeps running; resume with \`${o.resume ?? `notevox voice wait ${id}`}\` (raise --wait-timeout to wait longer).`,
       });
     }
-    await sleep(Math.min(next.wait, remaining), ctx.signal);
+    await clock.sleep(Math.min(next.wait, remaining), ctx.signal);
   }
 }
 
