@@ -4,27 +4,26 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOG_EVERY_MS } from '../../src/io/progress.js';
 import { DEMO_KEYS, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
+import type { Clock } from '../../src/timing.js';
 import { writeSpeechLikeWav } from '../helpers/audio.js';
 import { commandSandbox, runCommand } from '../helpers/run-command.js';
 
 /**
  * The heartbeat of a long voice wait off a terminal (issue 13 item 4), in virtual time: the real 10 s interval of
  * src/io's spinner, the real poll schedule of the voice job and the sandbox's real job pace, with no real second
- * passing. vitest's fake timers drive setTimeout/setInterval and Date; `sleep` (src/timing.ts) waits through
- * node:timers/promises, which they do not reach, so here it waits through the (faked) global setTimeout instead.
+ * passing. vitest's fake timers drive setTimeout/setInterval and Date; the command's waits (ctx.clock) go through
+ * the global setTimeout, looked up at each wait, so that once the timers are faked they are too.
  */
-vi.mock('node:timers/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:timers/promises')>();
-  const setTimeout = <T>(ms?: number, value?: T, opts?: { signal?: AbortSignal }) =>
-    new Promise<T | undefined>((resolve, reject) => {
-      const signal = opts?.signal;
+const timerClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       const abort = () => (globalThis.clearTimeout(t), reject(signal!.reason));
-      const t = globalThis.setTimeout(() => (signal?.removeEventListener('abort', abort), resolve(value)), ms);
+      const t = globalThis.setTimeout(() => (signal?.removeEventListener('abort', abort), resolve()), ms);
       signal?.addEventListener('abort', abort, { once: true });
-    });
-  return { ...real, setTimeout, default: { ...real, setTimeout } };
-});
+    }),
+};
 
 let dir: string;
 let speech: string;
@@ -57,6 +56,7 @@ describe('a long wait in a pipe (issue 13 item 4)', () => {
       const run = runCommand(['voice', 'upload', speech, '--workspace', WS.product, '-o', 'text'], {
         sandbox: slow,
         key: DEMO_KEYS.admin.token,
+        clock: timerClock,
         onStderr: (s) => {
           partial += s;
           const parts = partial.split('\n');

@@ -6,11 +6,18 @@ import { LIMITS } from '../../src/contract/limits.js';
 import { DEMO_KEYS, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
 import { espeakWav, garbageWav, m4aHeaderOnly, soxConvert, toolsAvailable, writeLargeWav, writeSpeechLikeWav } from '../helpers/audio.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { acceleratedClock } from '../helpers/clock.js';
 import { commandSandbox, runCommand } from '../helpers/run-command.js';
 
 type Sandbox = Awaited<ReturnType<typeof commandSandbox>>;
 
-const PACE = 0.2;
+/**
+ * The CLI's waits (polls from 1 s, upload retries from 1 s) take 1/SPEED of their real time and count in full in the
+ * times it measures and prints (test/helpers/clock.ts). Each stage of a sandbox job lasts PACE seconds of real time,
+ * which is PACE × SPEED = 1 s of the CLI's time: about its first poll interval, so a job is still polled more than once.
+ */
+const SPEED = 20;
+const PACE = 0.05;
 const PLACEHOLDER = /^\[sandbox transcript \d\d:\d\d:\d\d\.\d\d–\d\d:\d\d:\d\d\.\d\d: no speech engine in the sandbox; pass --transcriber-command to use one\]$/;
 
 let sb: Sandbox;
@@ -32,7 +39,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const cli = (args: string[], key: string = DEMO_KEYS.workspaceKey.token, box: Sandbox = sb) => runCommand(args, { sandbox: box, key, configDir: config.dir });
+const cli = (args: string[], key: string = DEMO_KEYS.workspaceKey.token, box: Sandbox = sb, clock = acceleratedClock(SPEED)) =>
+  runCommand(args, { sandbox: box, key, configDir: config.dir, clock });
 const requests = () => sb.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM request_log')!.n;
 const jobRow = (id: string) => sb.db.get<{ status: string; deleted: number; workspace_guid: string }>('SELECT status, deleted, workspace_guid FROM voice_jobs WHERE id = ?', [id]);
 const file = (name: string, bytes: Buffer | string) => {
@@ -267,9 +275,18 @@ describe('voice upload against a faulty or slow sandbox', () => {
 
 describe('a job that takes longer than --wait-timeout (issue 13 item 8)', () => {
   it('exits 12 (not 8, "unavailable"), leaves the job running and says how to resume; -o json tells it apart too', async () => {
+    // Each stage takes 30 s of real time: far beyond the 2 s wait, even of an accelerated clock (0.1 s of real time).
     const slow = await commandSandbox({ options: { jobSeconds: 30 } });
+    // When the CLI polls, on its clock.
+    const clock = acceleratedClock(SPEED);
+    const polls: Array<{ path: string; at: number }> = [];
+    const send: Sandbox['wire']['send'] = (req) => {
+      if (req.method === 'GET') polls.push({ path: req.url.pathname, at: clock.now() });
+      return slow.wire.send(req);
+    };
+    const watched: Sandbox = Object.assign(Object.create(slow) as Sandbox, { wire: { ...slow.wire, send } });
     try {
-      const r = await cli(['voice', 'upload', speech, '--wait-timeout', '2s', '--summary', '--timeout', '5'], DEMO_KEYS.workspaceKey.token, slow);
+      const r = await cli(['voice', 'upload', speech, '--wait-timeout', '2s', '--summary', '--timeout', '5'], DEMO_KEYS.workspaceKey.token, watched, clock);
       expect(r.exitCode, r.stderr).toBe(12);
       expect(r.stderr).toContain('(raise --wait-timeout to wait longer)');
       const id = /Created voice job ([0-9a-f-]{36})/.exec(r.stderr)![1];
@@ -277,8 +294,9 @@ describe('a job that takes longer than --wait-timeout (issue 13 item 8)', () => 
       expect(r.stderr).toContain(`resume with \`notevox voice wait ${id} --summary\``);
       expect(slow.db.get<{ status: string; deleted: number }>('SELECT status, deleted FROM voice_jobs WHERE id = ?', [id])).toMatchObject({ status: 'UPLOADED', deleted: 0 });
       // the last look is at the deadline, not one poll interval before it
-      const polls = slow.db.all<{ at: string }>("SELECT at FROM request_log WHERE method = 'GET' AND path = ?", [`/v1/external/voice-file/jobs/${id}`]);
-      expect(Date.parse(polls[polls.length - 1].at) - Date.parse(polls[0].at)).toBeGreaterThanOrEqual(1900);
+      const looks = polls.filter((p) => p.path === `/v1/external/voice-file/jobs/${id}`).map((p) => p.at);
+      expect(looks.length).toBeGreaterThanOrEqual(3); // at 0, after the first interval (0.8–1.2 s), at the deadline
+      expect(looks[looks.length - 1] - looks[0]).toBeGreaterThanOrEqual(1900);
       // -o json: the error object says 12 as well
       const w = await cli(['voice', 'wait', id, '--wait-timeout', '1s', '-o', 'json'], DEMO_KEYS.workspaceKey.token, slow);
       expect(w.exitCode, w.stderr).toBe(12);
