@@ -16,8 +16,8 @@ type Sandbox = Awaited<ReturnType<typeof commandSandbox>>;
  * times it measures and prints (test/helpers/clock.ts). Each stage of a sandbox job lasts PACE seconds of real time,
  * which is PACE × SPEED = 1 s of the CLI's time: about its first poll interval, so a job is still polled more than once.
  */
-const SPEED = 20;
-const PACE = 0.05;
+const SPEED = 50;
+const PACE = 0.02;
 const PLACEHOLDER = /^\[sandbox transcript \d\d:\d\d:\d\d\.\d\d–\d\d:\d\d:\d\d\.\d\d: no speech engine in the sandbox; pass --transcriber-command to use one\]$/;
 
 let sb: Sandbox;
@@ -275,7 +275,7 @@ describe('voice upload against a faulty or slow sandbox', () => {
 
 describe('a job that takes longer than --wait-timeout (issue 13 item 8)', () => {
   it('exits 12 (not 8, "unavailable"), leaves the job running and says how to resume; -o json tells it apart too', async () => {
-    // Each stage takes 30 s of real time: far beyond the 2 s wait, even of an accelerated clock (0.1 s of real time).
+    // Each stage takes 30 s of real time: far beyond the 2 s wait (40 ms of real time on the accelerated clock).
     const slow = await commandSandbox({ options: { jobSeconds: 30 } });
     // When the CLI polls, on its clock.
     const clock = acceleratedClock(SPEED);
