@@ -67,7 +67,12 @@ export interface OpenOptions {
    * Work on the opened store before changes are journaled (loading a seed): whatever it changes is written
    * with the state file's first snapshot instead of the journal.
    */
-  init?: (db: Db) => void | Promise<void>;
+  init?: (db: Db, opened: { fromImage: boolean }) => void | Promise<void>;
+  /**
+   * SQLite file bytes to start from when there is no state yet (no state file, or none on disk): the store opens
+   * as a copy of them (`init` is told), instead of empty.
+   */
+  image?: Uint8Array;
   /** Fold the journal into the state file once it holds this many bytes (default: 8 MiB or a quarter of the state file, whichever is more). */
   compactBytes?: number;
 }
@@ -210,9 +215,10 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
   const SQL = await loadSqlJs();
   const file = opts.stateFile;
   const bytes = file ? await readStateFile(file) : undefined;
+  const fromImage = !bytes && opts.image !== undefined;
   let sql: Database;
   try {
-    sql = inMemory(SQL, bytes ? new SQL.Database(bytes) : new SQL.Database());
+    sql = inMemory(SQL, bytes ? new SQL.Database(bytes) : fromImage ? new SQL.Database(opts.image) : new SQL.Database());
   } catch (e) {
     throw bytes ? notStateFile(file, (e as Error).message) : e;
   }
@@ -230,7 +236,7 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
       next = journals.next;
     }
     db = new SqlJsDb(sql, opts);
-    await opts.init?.(db);
+    await opts.init?.(db, { fromImage });
     if (file) {
       // One snapshot holding everything so far, then an empty journal continuing it.
       if (!bytes || migrated || journaled || db.changedSinceSnapshot) db.writeSnapshot(next);

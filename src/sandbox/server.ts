@@ -110,6 +110,15 @@ function checkEventOptions(opts: SandboxOptions): void {
   if (opts.controlToken !== undefined && !WEBHOOK_SECRET_PATTERN.test(opts.controlToken)) throw new SandboxConfigError(`the control token ${WEBHOOK_SECRET_RULE.replace('Bearer value', 'Bearer value of control requests')}`);
 }
 
+/**
+ * The built-in demo seed as this process first loaded it: the database image and the keys. Every later sandbox of
+ * the process without a seed file or a stored state starts as a copy of it (a few ms, where validating and inserting
+ * the seed again took 50–400 ms: the test suite starts over a hundred sandboxes in its workers). The demo seed is
+ * constant, its `now` included; what differs between two loads is only the random salts of the key hashes, which
+ * nothing outside the store ever sees.
+ */
+let demoImage: { bytes: Uint8Array; keys: SeedSummary['keys'] } | undefined;
+
 /** Open the state, seed it, and build the runtime and app — without listening (tests use app.request). */
 export async function prepareSandbox(opts: SandboxOptions) {
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
@@ -124,15 +133,22 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const seedRead = opts.seedFile ? readSeedFile(opts.seedFile) : undefined;
   seedRead?.catch(() => {});
   // The seed goes into the state file's first snapshot, not into its journal.
+  const image = opts.seedFile ? undefined : demoImage;
   const db = await openDatabase({
     stateFile: opts.stateFile,
     onError: (e) => log(`sandbox: ${e.message}`),
-    init: async (db) => {
+    image: image?.bytes,
+    init: async (db, { fromImage }) => {
+      if (fromImage) {
+        keys = image!.keys;
+        return;
+      }
       empty = (db.get<{ n: number }>('SELECT count(*) AS n FROM organizations')?.n ?? 0) === 0;
       if (empty || opts.seedFile) {
         if (!empty) throw new SandboxConfigError(`--seed was given but the state file ${opts.stateFile} already holds data: remove it or drop --seed`);
         const seed = seedRead ? await seedRead : demoSeed;
         keys = loadSeed(db, seed, opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed').keys;
+        if (!opts.seedFile) demoImage ??= { bytes: db.export(), keys };
       } else keys = knownStoredKeys(db);
     },
   });
