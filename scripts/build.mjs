@@ -177,6 +177,23 @@ const { files, problems } = helpFiles(commandTree(), { 'exit-codes': exitCodesTe
 for (const [name, content] of Object.entries(files)) writeFileSync(at(`dist/help/${name}.json`), JSON.stringify(content));
 for (const p of problems) console.error(`warning: no fast help for ${p}`);
 
+// The demo seed as a ready database (src/sandbox/demo-image.ts), beside the chunks: `sandbox start` opens a copy of
+// it instead of checking and inserting the seed at every start.
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/sandbox/demo-image.ts'],
+  outfile: 'build/demo-image.js',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  external: Object.keys(dependencies),
+  logLevel: 'warning',
+});
+const { buildDemoImage, DEMO_IMAGE_FILE } = await import(pathToFileURL(`${root}build/demo-image.js`).href);
+const demoImage = await buildDemoImage();
+writeFileSync(at(`dist/chunks/${DEMO_IMAGE_FILE}`), demoImage);
+
 const outputs = Object.entries(metafile.outputs);
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
 const isEntry = (o) => [...entryPoints, 'src/help/fast.ts'].includes(o.entryPoint);
@@ -184,4 +201,4 @@ const entries = outputs.filter(([, o]) => isEntry(o)).map(([file, o]) => `${file
 const chunks = outputs.filter(([, o]) => !isEntry(o));
 const total = outputs.reduce((n, [, o]) => n + o.bytes, 0);
 const helpBytes = Object.values(files).reduce((n, f) => n + JSON.stringify(f).length, 0);
-console.error(`built ${entries.join(', ')} + ${chunks.length} chunks (${kb(total)} in all) + help of ${Object.keys(files).length} files (${kb(helpBytes)})`);
+console.error(`built ${entries.join(', ')} + ${chunks.length} chunks (${kb(total)} in all) + help of ${Object.keys(files).length} files (${kb(helpBytes)}) + the demo seed's database (${kb(demoImage.length)})`);

@@ -9,6 +9,7 @@ import { RATE_LIMIT_SPEC, type RateLimitWindow } from '../contract/limits.js';
 import { parseIsoInstant } from '../dates.js';
 import { createApp } from './app.js';
 import { openDatabase, type Db } from './db.js';
+import { builtDemoImage } from './demo-image.js';
 import { demoSeed } from './demo-seed.js';
 import { FaultInjector, parseFaultSpec } from './faults.js';
 import { RateLimiter, parseRateLimit } from './ratelimit.js';
@@ -111,13 +112,15 @@ function checkEventOptions(opts: SandboxOptions): void {
 }
 
 /**
- * The built-in demo seed as this process first loaded it: the database image and the keys. Every later sandbox of
- * the process without a seed file or a stored state starts as a copy of it (a few ms, where validating and inserting
- * the seed again took 50–400 ms: the test suite starts over a hundred sandboxes in its workers). The demo seed is
- * constant, its `now` included; what differs between two loads is only the random salts of the key hashes, which
- * nothing outside the store ever sees.
+ * The demo seed as a database image (demo-image.ts): the one the build wrote, or else (running from src/) the first
+ * demo-seed database this process loaded. A sandbox without a seed file or a stored state starts as a copy of it (a
+ * few ms, where checking and inserting the seed again took 50–400 ms). null: looked for, none yet.
  */
-let demoImage: { bytes: Uint8Array; keys: SeedSummary['keys'] } | undefined;
+let demoImage: Uint8Array | null | undefined;
+function demoImageBytes(): Uint8Array | undefined {
+  if (demoImage === undefined) demoImage = builtDemoImage() ?? null;
+  return demoImage ?? undefined;
+}
 
 /** Open the state, seed it, and build the runtime and app — without listening (tests use app.request). */
 export async function prepareSandbox(opts: SandboxOptions) {
@@ -133,14 +136,14 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const seedRead = opts.seedFile ? readSeedFile(opts.seedFile) : undefined;
   seedRead?.catch(() => {});
   // The seed goes into the state file's first snapshot, not into its journal.
-  const image = opts.seedFile ? undefined : demoImage;
   const db = await openDatabase({
     stateFile: opts.stateFile,
     onError: (e) => log(`sandbox: ${e.message}`),
-    image: image?.bytes,
+    image: opts.seedFile ? undefined : demoImageBytes(),
     init: async (db, { fromImage }) => {
+      // A fresh copy of the demo seed: its keys are the demo keys, found as on a reloaded state.
       if (fromImage) {
-        keys = image!.keys;
+        keys = knownStoredKeys(db);
         return;
       }
       empty = (db.get<{ n: number }>('SELECT count(*) AS n FROM organizations')?.n ?? 0) === 0;
@@ -148,7 +151,7 @@ export async function prepareSandbox(opts: SandboxOptions) {
         if (!empty) throw new SandboxConfigError(`--seed was given but the state file ${opts.stateFile} already holds data: remove it or drop --seed`);
         const seed = seedRead ? await seedRead : demoSeed;
         keys = loadSeed(db, seed, opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed').keys;
-        if (!opts.seedFile) demoImage ??= { bytes: db.export(), keys };
+        if (!opts.seedFile) demoImage ||= db.export();
       } else keys = knownStoredKeys(db);
     },
   });

@@ -3,8 +3,9 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_IMAGE_FILE } from '../../src/sandbox/demo-image.js';
 import { DEMO_KEYS, DEMO_NOTES } from '../../src/sandbox/demo-seed.js';
 import { BIN } from '../helpers/cli.js';
 import { runCliInProcess as runCli } from '../helpers/run-command.js';
@@ -119,6 +120,9 @@ describe('notevox sandbox start', () => {
     if (hasSqlite3) {
       expect(sqlite(state, 'PRAGMA integrity_check')).toBe('ok');
       expect(sqlite(state, `SELECT title FROM notes WHERE guid = '${DEMO_NOTES.roadmapReview}'`)).toBe('Saved while running');
+      // The demo seed came from the database the build wrote beside the chunks (a fresh load salts every key anew).
+      const salts = 'SELECT group_concat(secret_salt) FROM (SELECT secret_salt FROM api_keys ORDER BY id)';
+      expect(sqlite(state, salts)).toBe(sqlite(join(dirname(BIN), '..', 'dist', 'chunks', DEMO_IMAGE_FILE), salts));
     }
   });
 

@@ -1,15 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/sandbox/db.js';
+import { DEMO_IMAGE_FILE } from '../../src/sandbox/demo-image.js';
 import { DEMO_KEYS, demoSeed } from '../../src/sandbox/demo-seed.js';
 import { loadSeed } from '../../src/sandbox/seed/load.js';
 import { prepareSandbox } from '../../src/sandbox/server.js';
+import { BIN } from '../helpers/cli.js';
 
 /**
- * A sandbox on the demo seed starts as a copy of the demo database that its process loaded first (server.ts,
- * demoImage): it must hold exactly what loading the seed gives, keys that work, and a state file must keep it.
+ * A sandbox on the demo seed starts as a copy of a database of the demo seed (demo-image.ts): the one the build
+ * wrote beside the bundle's chunks, or, running from src/ as here, the first one its process loaded. Either must
+ * hold exactly what loading the seed gives, the keys must work, and a state file must keep the copy.
+ * test/e2e/sandbox-cli.test.ts checks that the built CLI's sandbox opens the built file.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'notevox-demo-image-'));
@@ -49,6 +53,18 @@ describe('sandboxes on the demo seed', () => {
       expect(salts(loaded)).not.toEqual(salts(second.db));
     } finally {
       await Promise.all([first.shutdown(), second.shutdown(), loaded.close()]);
+    }
+  });
+
+  it('the build wrote the demo seed as a fresh load gives it, and a copy of it answers the demo keys', async () => {
+    const built = readFileSync(join(dirname(BIN), '..', 'dist', 'chunks', DEMO_IMAGE_FILE));
+    const copy = await openDatabase({ image: built });
+    const loaded = await openDatabase();
+    try {
+      loadSeed(loaded, demoSeed, 'demo seed');
+      expect(dump(copy)).toEqual(dump(loaded));
+    } finally {
+      await Promise.all([copy.close(), loaded.close()]);
     }
   });
 
