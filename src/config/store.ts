@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { cannotWrite, makeDirectory } from '../io/fs-errors.js';
+import { isRecord } from '../io/values.js';
 import { DEFAULT_PROFILE, ENV_VARS } from './defaults.js';
 import { checkSetting, checkSettingKey, SETTING_KEYS } from './settings.js';
 
@@ -64,7 +65,6 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'notevox');
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function stringEntries(v: unknown): Array<[string, string]> {
   return isRecord(v) ? Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string') : [];

@@ -60,9 +60,6 @@ const KEY_SQL = `SELECT k.*, (SELECT u.organization_id FROM users u WHERE u.id =
 const verified = new Map<string, string>();
 const VERIFIED_MAX = 1024;
 
-function secretHash(secret: string, salt: string): string {
-  return verified.get(salt + '\n' + secret) ?? hashSecret(secret, salt);
-}
 
 /** Keys read by KEY_SQL, by rowid, while the state stays the same (Db.dataVersion): auth reads its key once, not per request. */
 const keyRows = new WeakMap<Db, { version: number; rows: Map<number, KeyRow> }>();
@@ -99,13 +96,14 @@ export function authenticate(db: Db, header: string | undefined, now: Date): Pri
   // Failing takes the same time whether the id exists or not (decisions.md §2.1): the same query, one HMAC and a
   // constant-time comparison either way; an unknown id fails on `row` only after all of it.
   const v = db.get<{ salt: string; hash: string; row: number }>(VERIFY_SQL, [DUMMY_SALT, DUMMY_HASH, parts.id])!;
-  const hash = secretHash(parts.secret, v.salt);
+  const cacheKey = v.salt + '\n' + parts.secret;
+  const hash = verified.get(cacheKey) ?? hashSecret(parts.secret, v.salt);
   const computed = Buffer.from(hash, 'hex');
   const stored = Buffer.from(v.hash, 'hex');
   const match = computed.length === stored.length && timingSafeEqual(computed, stored);
   if (match && v.row !== 0) {
     if (verified.size >= VERIFIED_MAX) verified.clear();
-    verified.set(v.salt + '\n' + parts.secret, hash);
+    verified.set(cacheKey, hash);
   }
   // Then the key with its user's and its workspace's organization, in one query (subqueries: cheaper than joins in sql.js).
   const row = match && v.row !== 0 ? keyRow(db, v.row) : undefined;

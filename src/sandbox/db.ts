@@ -137,6 +137,13 @@ const Wasm = (globalThis as unknown as { WebAssembly: WasmGlobal }).WebAssembly;
 
 let sqliteApi: SqliteApi | undefined;
 
+let heapView: Buffer | undefined;
+/** The wasm module's memory as a Buffer, for reading SQLite's strings in place (a new view once the memory grew). */
+function heap(api: SqliteApi): Buffer {
+  if (!heapView || heapView.buffer !== api.memory.buffer) heapView = Buffer.from(api.memory.buffer);
+  return heapView;
+}
+
 /**
  * sql.js is loaded through createRequire so that it resolves from node_modules both from src and from a bundle in
  * dist/. Its wasm module is instantiated here (Emscripten's `instantiateWasm` hook) to keep a handle on the module's
@@ -376,7 +383,6 @@ class StatementRunner {
   private columns: string[] | undefined;
   /** Parameter positions (1-based) of each name a params object has used; none when the statement lacks it. */
   private readonly slots = new Map<string, readonly number[]>();
-  private heap: Buffer | undefined;
 
   constructor(
     readonly stmt: Statement,
@@ -444,9 +450,7 @@ class StatementRunner {
           // SQLITE_TEXT: the pointer first, then the length (SQLite's order); decoded like TextDecoder (U+FFFD for bad bytes)
           const ptr = api._sqlite3_column_text(p, i);
           const n = api._sqlite3_column_bytes(p, i);
-          let heap = this.heap;
-          if (!heap || heap.buffer !== api.memory.buffer) heap = this.heap = Buffer.from(api.memory.buffer);
-          row[columns[i]] = n === 0 ? '' : heap.toString('utf8', ptr, ptr + n);
+          row[columns[i]] = n === 0 ? '' : heap(api).toString('utf8', ptr, ptr + n);
           break;
         }
         case 4: // SQLITE_BLOB
@@ -492,7 +496,6 @@ class SqlJsDb implements Db {
 
   /** The update hook's function in the wasm table (0: none installed). */
   private hookPointer = 0;
-  private hookHeap: Buffer | undefined;
 
   /**
    * SQLite's update hook, called for every row changed: the last rowid inserted, and whether a row of the state
@@ -503,10 +506,9 @@ class SqlJsDb implements Db {
     const api = this.api;
     const onChange = (_arg: number, op: number, database: number, _table: number, rowid: bigint) => {
       if (op === 18) this.lastRowid = Number(rowid); // SQLITE_INSERT
-      let heap = this.hookHeap;
-      if (!heap || heap.buffer !== api.memory.buffer) heap = this.hookHeap = Buffer.from(api.memory.buffer);
+      const m = heap(api);
       // "main\0"
-      if (heap[database] === 0x6d && heap[database + 1] === 0x61 && heap[database + 2] === 0x69 && heap[database + 3] === 0x6e && heap[database + 4] === 0) {
+      if (m[database] === 0x6d && m[database + 1] === 0x61 && m[database + 2] === 0x69 && m[database + 3] === 0x6e && m[database + 4] === 0) {
         this.changedState = true;
         this.dataVersion++;
       }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { charCount, LIMITS } from '../contract/limits.js';
 import { wmCreateBody } from '../contract/schemas.js';
+import { isRecord } from '../io/values.js';
 
 /**
  * Hand-written checks of the request bodies that come in bulk (a 1000-item word-memory create), which zod takes
@@ -12,8 +13,6 @@ export type FastBody = (raw: unknown) => unknown;
 
 const WM_TEXT = LIMITS.wordMemoryText;
 const NO_WHITESPACE = /^\S+$/;
-
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What the contract's wmText accepts: a string of 1–63 code points without whitespace. */
 export function isWordMemoryText(v: unknown): v is string {

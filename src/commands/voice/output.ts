@@ -4,6 +4,7 @@ import type { ApiClient } from '../../client/client.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { cannotWrite, makeDirectory } from '../../io/fs-errors.js';
 import { renderObject } from '../../io/render.js';
+import { isRecord } from '../../io/values.js';
 import type { Context } from '../types.js';
 import type { VoiceJob } from './job.js';
 import type { OutputMode } from './options.js';
@@ -25,7 +26,6 @@ export interface Transcript {
   [field: string]: unknown;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /**
@@ -35,10 +35,10 @@ const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFi
  * segments. Nothing here throws: a transcript is shown with what it has.
  */
 export function readTranscript(raw: unknown, jobId: string): Transcript {
-  const t = isObject(raw) ? raw : {};
+  const t = isRecord(raw) ? raw : {};
   const items = Array.isArray(t.segments) ? t.segments : Array.isArray(t.paragraphs) ? t.paragraphs : [];
   let previousEnd = 0;
-  const segments = items.filter(isObject).map((p, i): Segment => {
+  const segments = items.filter(isRecord).map((p, i): Segment => {
     const startTimeMillis = finite(p.startTimeMillis) ? p.startTimeMillis : previousEnd;
     const endTimeMillis = finite(p.endTimeMillis) && p.endTimeMillis >= startTimeMillis ? p.endTimeMillis : startTimeMillis;
     previousEnd = endTimeMillis;

@@ -277,7 +277,7 @@ function checkWordMemories(ix: SeedIndex) {
   // A seed may hold millions: paths and messages are made only for a problem, entries are kept per scope in
   // maps keyed by the seed's own strings (no key string made per item), and whether a scope exists is
   // looked up once per scope, not once per item.
-  const scopes = new Map<string, Map<string, { known: boolean; entries: Map<string, number> }>>();
+  const scopes = new Map<string, Map<string, { key: string | number; known: boolean; entries: Map<string, number> }>>();
   const ids = new Map<number, number>();
   const targets: Record<string, Map<string | number, unknown>> = { user: ix.users, workspace: ix.workspaces, organization: ix.organizations };
   const items = ix.seed.wordMemories;
@@ -294,12 +294,9 @@ function checkWordMemories(ix: SeedIndex) {
     if (!scope) {
       const map = targets[w.scope];
       const key = w.scope === 'user' ? (/^\d+$/.test(w.scopeId) ? Number(w.scopeId) : -1) : w.scopeId;
-      byId.set(w.scopeId, (scope = { known: !map || map.has(key), entries: new Map() }));
+      byId.set(w.scopeId, (scope = { key, known: !map || map.has(key), entries: new Map() }));
     }
-    if (!scope.known) {
-      const key = w.scope === 'user' ? (/^\d+$/.test(w.scopeId) ? Number(w.scopeId) : -1) : w.scopeId;
-      ix.issue(`wordMemories[${i}].scopeId`, `unknown ${w.scope} ${JSON.stringify(key)}`);
-    }
+    if (!scope.known) ix.issue(`wordMemories[${i}].scopeId`, `unknown ${w.scope} ${JSON.stringify(scope.key)}`);
     const other = scope.entries.get(w.entry);
     if (other !== undefined) ix.issue(`wordMemories[${i}].entry`, `duplicate entry ${JSON.stringify(w.entry)} in this scope (also at wordMemories[${other}])`);
     scope.entries.set(w.entry, i);

@@ -129,28 +129,35 @@ class Loader {
     const ids = assignIds(items);
     const columns = ['id', 'scope_type', 'scope_id', 'entry', 'sub_entry', 'created_at'];
     const tuple = `(${columns.map(() => '?').join(', ')})`;
-    const batch = items.length >= WORD_MEMORY_ROWS
-      ? this.prepare!(`INSERT INTO word_memories (${columns.join(', ')}) VALUES ${Array.from({ length: WORD_MEMORY_ROWS }, () => tuple).join(', ')}`)
-      : () => {};
-    const values = new Array<unknown>(WORD_MEMORY_ROWS * columns.length);
+    const insert = (rows: number) => this.prepare!(`INSERT INTO word_memories (${columns.join(', ')}) VALUES ${Array.from({ length: rows }, () => tuple).join(', ')}`);
+    /** Item r's values into `values` from position `at`, in the order of `columns`. */
+    const put = (values: unknown[], at: number, r: number) => {
+      const w = items[r];
+      values[at] = ids[r];
+      values[at + 1] = w.scope;
+      values[at + 2] = w.scopeId;
+      values[at + 3] = w.entry;
+      values[at + 4] = w.subEntry;
+      values[at + 5] = this.at(w.createdAt);
+    };
     let i = 0;
-    for (; i + WORD_MEMORY_ROWS <= items.length; i += WORD_MEMORY_ROWS) {
-      for (let r = 0, v = 0; r < WORD_MEMORY_ROWS; r++) {
-        const w = items[i + r];
-        values[v++] = ids[i + r];
-        values[v++] = w.scope;
-        values[v++] = w.scopeId;
-        values[v++] = w.entry;
-        values[v++] = w.subEntry;
-        values[v++] = this.at(w.createdAt);
+    if (items.length >= WORD_MEMORY_ROWS) {
+      const batch = insert(WORD_MEMORY_ROWS);
+      const values = new Array<unknown>(WORD_MEMORY_ROWS * columns.length);
+      for (; i + WORD_MEMORY_ROWS <= items.length; i += WORD_MEMORY_ROWS) {
+        for (let r = 0; r < WORD_MEMORY_ROWS; r++) put(values, r * columns.length, i + r);
+        batch(values);
       }
-      batch(values);
     }
-    this.counts.word_memories = (this.counts.word_memories ?? 0) + i;
-    for (; i < items.length; i++) {
-      const w = items[i];
-      this.insert('word_memories', { id: ids[i], scope_type: w.scope, scope_id: w.scopeId, entry: w.entry, sub_entry: w.subEntry, created_at: this.at(w.createdAt) });
+    if (i < items.length) {
+      const one = insert(1);
+      const values = new Array<unknown>(columns.length);
+      for (; i < items.length; i++) {
+        put(values, 0, i);
+        one(values);
+      }
     }
+    this.counts.word_memories = (this.counts.word_memories ?? 0) + items.length;
   }
 
   private apiKey(k: Seed['apiKeys'][number]): SeededKey {

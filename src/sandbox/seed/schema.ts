@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { LIMITS } from '../../contract/limits.js';
 import { documentLocale, locale, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES, wmText } from '../../contract/schemas.js';
-import { isRecord, isWordMemoryText } from '../fast-body.js';
+import { isRecord } from '../../io/values.js';
+import { isWordMemoryText } from '../fast-body.js';
 import { EVENT_TYPE_NAMES } from '../../contract/events.js';
 import { isScope, SCOPE_NAMES } from '../../contract/scopes.js';
 import { KEY_TYPES } from '../../contract/types.js';
