@@ -2,12 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { EVENT_SCHEMAS } from '../../src/contract/event-schemas.js';
 import { DEMO_KEYS, DEMO_NOTES as N, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
 import { BIN, cliEnv } from '../helpers/cli.js';
 import { deadPort, eventually, startReceiver } from '../helpers/receiver.js';
 import { runCliInProcess as runCli } from '../helpers/run-command.js';
+import { closeAtEnd, scopedIt as it } from '../helpers/scope.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
 /**
@@ -26,13 +27,6 @@ interface Proc {
   waitFor(stream: 'out' | 'err', re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
-
-const procs: Proc[] = [];
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.child.exitCode === null && p.child.signalCode === null) await p.stop('SIGKILL');
-  for (const c of closers.splice(0).reverse()) await c();
-});
 
 let dir: string;
 beforeAll(() => {
@@ -61,7 +55,9 @@ function spawnNotevox(args: string[], env: Record<string, string | undefined> = 
       return exited;
     },
   };
-  procs.push(p);
+  closeAtEnd(async () => {
+    if (child.exitCode === null && child.signalCode === null) await p.stop('SIGKILL');
+  });
   return p;
 }
 
@@ -81,7 +77,7 @@ const ndjson = (text: string) => text.split('\n').filter(Boolean).map((l) => JSO
 
 async function sandboxWith(opts: Parameters<typeof startTestSandbox>[0]) {
   const sb = await startTestSandbox(opts);
-  closers.push(() => sb.close());
+  closeAtEnd(() => sb.close());
   const control = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(sb.baseUrl + '/_sandbox' + path, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
     return res.json() as Promise<any>;
@@ -95,7 +91,7 @@ async function sandboxWith(opts: Parameters<typeof startTestSandbox>[0]) {
   return Object.assign(sb, { control, rename });
 }
 
-describe('notevox webhooks listen', { timeout: 90_000 }, () => {
+describe.concurrent('notevox webhooks listen', { timeout: 90_000 }, () => {
   it('prints each event delivered by the sandbox once (NDJSON when piped), drops the redelivered duplicate, and ends with 130 and a count on Ctrl-C', async () => {
     const secret = 'whsec_listen_e2e_0001';
     const l = await listen(secret);
@@ -140,7 +136,7 @@ describe('notevox webhooks listen', { timeout: 90_000 }, () => {
 
   it('--forward-to passes body and headers to the app and answers with the app’s status, so the sandbox retries reach the app', async () => {
     const app = await startReceiver([500, 200]);
-    closers.push(() => app.close());
+    closeAtEnd(() => app.close());
     const secret = 'whsec_forward_e2e_01';
     const l = await listen(secret, ['--forward-to', app.url, '-o', 'table']);
     const sb = await sandboxWith({ webhooks: [l.url], webhookSecret: secret, webhookPace: 0.02 });
@@ -171,7 +167,7 @@ describe('notevox webhooks listen', { timeout: 90_000 }, () => {
   });
 });
 
-describe('notevox sandbox trigger, events, live-note start and notes paragraphs --follow', { timeout: 90_000 }, () => {
+describe.concurrent('notevox sandbox trigger, events, live-note start and notes paragraphs --follow', { timeout: 90_000 }, () => {
   it('a live note started from the CLI is tailed by --follow: every paragraph once, exit 0 when the recording ends', async () => {
     const sb = await sandboxWith({});
     const env = { baseUrl: sb.baseUrl, key: admin };
@@ -207,7 +203,7 @@ describe('notevox sandbox trigger, events, live-note start and notes paragraphs 
 
   it('trigger fires a test event delivered to the endpoints, and events shows it with its attempts; --follow prints new ones until Ctrl-C', async () => {
     const r = await startReceiver([200]);
-    closers.push(() => r.close());
+    closeAtEnd(() => r.close());
     const sb = await sandboxWith({ webhooks: [r.url], webhookSecret: 'whsec_trigger_e2e_01', webhookPace: 0.02 });
     const env = { baseUrl: sb.baseUrl };
     const tail = spawnNotevox(['sandbox', 'events', '--follow', '-o', 'ndjson'], { NOTEVOX_BASE_URL: sb.baseUrl });
@@ -242,7 +238,7 @@ describe('notevox sandbox trigger, events, live-note start and notes paragraphs 
       res.end(JSON.stringify({ error: { code: 404001, errorType: 'not_found', message: 'no route' } }));
     });
     await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', () => resolve()));
-    closers.push(() => new Promise<void>((resolve) => service.close(() => resolve())));
+    closeAtEnd(() => new Promise<void>((resolve) => service.close(() => resolve())));
     const port = (service.address() as import('node:net').AddressInfo).port;
     const other = await runCli(['sandbox', 'events'], { baseUrl: `http://127.0.0.1:${port}` });
     expect(other.exitCode).toBe(5);
@@ -250,7 +246,7 @@ describe('notevox sandbox trigger, events, live-note start and notes paragraphs 
   });
 });
 
-describe('notevox sandbox start --webhook', { timeout: 90_000 }, () => {
+describe.concurrent('notevox sandbox start --webhook', { timeout: 90_000 }, () => {
   function startSandbox(args: string[], env: Record<string, string> = {}) {
     const p = spawnNotevox(['sandbox', 'start', '--port', '0', '--json', ...args], env);
     return p.waitFor('out', /^\{.*\}\n/).then((m) => ({ p, info: JSON.parse(m[0]) }));
@@ -273,7 +269,7 @@ describe('notevox sandbox start --webhook', { timeout: 90_000 }, () => {
 
   it('never shows the webhook secret, the control token or the API key: not in its log (--verbose), the CLI output, --debug traces or the event log', { timeout: 90_000 }, async () => {
     const r = await startReceiver([500, 200]);
-    closers.push(() => r.close());
+    closeAtEnd(() => r.close());
     const webhookSecret = 'whsec_never_shown_0001';
     const controlToken = 'ctl_never_shown_0001';
     writeFileSync(join(dir, 'hook.secret'), webhookSecret);
@@ -333,7 +329,7 @@ describe('notevox sandbox start --webhook', { timeout: 90_000 }, () => {
 
     // Now someone listens on the endpoint's port, and the sandbox comes back on the same state and flags.
     const r = await startReceiver([200], port);
-    closers.push(() => r.close());
+    closeAtEnd(() => r.close());
     const b = await startSandbox(args);
     expect(b.info.webhooks).toEqual([{ id: a.info.webhooks[0].id, url }]);
     const [got] = await r.waitFor(1);

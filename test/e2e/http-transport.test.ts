@@ -46,7 +46,7 @@ afterAll(async () => {
   cfg.cleanup();
 });
 
-describe('--timeout bounds everything', () => {
+describe.concurrent('--timeout bounds everything', () => {
   it('a proxy that never answers CONNECT: --timeout 2 ends in about 2 s with exit 8 and says it timed out', async () => {
     const { server, seen } = silentProxy();
     const proxy = await serve(server);
@@ -90,7 +90,7 @@ describe('--timeout bounds everything', () => {
   });
 });
 
-describe('loopback never goes through a proxy', () => {
+describe.concurrent('loopback never goes through a proxy', () => {
   it('with HTTP_PROXY and HTTPS_PROXY set, a sandbox on 127.0.0.1 is reached directly and the proxy sees nothing', async () => {
     const { server, seen } = silentProxy();
     const proxy = await serve(server);
@@ -107,7 +107,7 @@ describe('loopback never goes through a proxy', () => {
   });
 });
 
-describe('what a wrong base URL looks like', () => {
+describe.concurrent('what a wrong base URL looks like', () => {
   it('a redirect: "the server redirected to <host>; check --base-url", exit 2, not a bug', async () => {
     const moved = await serve(createServer((_req, res) => res.writeHead(301, { location: 'https://api.moved.example/v1/external/notes' }).end('Moved')));
     try {

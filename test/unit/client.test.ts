@@ -6,7 +6,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { z } from 'zod';
 import { errorEnvelope, ERROR_CODES } from '../../src/contract/errors.js';
 import { PAGE_SIZES } from '../../src/contract/limits.js';
@@ -17,6 +17,7 @@ import { networkHint } from '../../src/client/hints.js';
 import { describeProxy, proxyFor, type TransportKind } from '../../src/client/transport.js';
 import { loadUndici } from '../../src/client/undici-transport.js';
 import { CliError, EXIT } from '../../src/errors.js';
+import { closeAtEnd, scopedIt as it } from '../helpers/scope.js';
 
 const KEY = 'kid_123.s3cr3t-value-xyz';
 const NOTES = '/v1/external/notes';
@@ -166,21 +167,17 @@ async function scriptedServer() {
 }
 
 type Scripted = Awaited<ReturnType<typeof scriptedServer>>;
-let servers: Scripted[] = [];
-let clients: ApiClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-  const unmatched = servers.flatMap((s) => s.unmatched);
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-  expect(unmatched, 'requests no interceptor expected').toEqual([]);
-});
-
-/** A scripted server and a client for it on the given transport; sleeps are recorded, not waited. */
+/**
+ * A scripted server and a client for it on the given transport; sleeps are recorded, not waited. Both are closed
+ * when the test ends (client first), and a request the server had no interceptor for fails the test then.
+ */
 async function setup(transport: TransportKind, over: Partial<ClientOptions> = {}) {
   const pool = await scriptedServer();
-  servers.push(pool);
+  closeAtEnd(async () => {
+    const unmatched = [...pool.unmatched];
+    await pool.close();
+    expect(unmatched, 'requests no interceptor expected').toEqual([]);
+  });
   const lines: string[] = [];
   const waits: number[] = [];
   const client = createClient({
@@ -195,11 +192,11 @@ async function setup(transport: TransportKind, over: Partial<ClientOptions> = {}
     transport,
     ...over,
   });
-  clients.push(client);
+  closeAtEnd(() => client.close());
   return { pool, client, lines, waits };
 }
 
-describe.each(TRANSPORTS)('%s transport', (transport) => {
+describe.concurrent.each(TRANSPORTS)('%s transport', (transport) => {
   describe('retries', () => {
     it('retries a 503 and then succeeds', async () => {
       const { pool, client, lines, waits } = await setup(transport);
@@ -642,13 +639,9 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
   });
 
   describe('uploads', () => {
-    let dir: string | undefined;
-    afterEach(async () => {
-      if (dir) await rm(dir, { recursive: true, force: true });
-      dir = undefined;
-    });
     async function file(name: string, content: Buffer | string) {
-      dir ??= await mkdtemp(join(tmpdir(), 'notevox-upload-'));
+      const dir = await mkdtemp(join(tmpdir(), 'notevox-upload-'));
+      closeAtEnd(() => rm(dir, { recursive: true, force: true }));
       const path = join(dir, name);
       await writeFile(path, content);
       return path;
@@ -708,7 +701,7 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
   });
 });
 
-describe('a server that stops reading an upload', () => {
+describe.concurrent('a server that stops reading an upload', () => {
   it.each(TRANSPORTS)('%s: the upload times out as stalled, not after the whole file', async (transport) => {
     const dir = await mkdtemp(join(tmpdir(), 'notevox-upload-'));
     const size = 64 * 1024 * 1024; // more than the socket buffers hold
@@ -729,7 +722,7 @@ describe('a server that stops reading an upload', () => {
   });
 });
 
-describe('choosing the transport (auto)', () => {
+describe.concurrent('choosing the transport (auto)', () => {
   const traced = async (run: (c: ApiClient, pool: Scripted) => Promise<unknown>) => {
     const { pool, client, lines } = await setup(undefined as never, { transport: 'auto', debug: true });
     await run(client, pool);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { EVENT_SCHEMAS, eventEnvelopeSchema } from '../../src/contract/event-schemas.js';
 import { EVENT_TYPES, WEBHOOK_DELIVERY, WEBHOOK_MAX_ATTEMPTS, type EventType } from '../../src/contract/events.js';
 import { errorEnvelopeSchema } from '../../src/contract/schemas.js';
@@ -9,26 +9,22 @@ import { DEMO_FOLDERS as F, DEMO_KEYS, DEMO_NOTES as N, DEMO_ORGANIZATION, DEMO_
 import { judgeAttempt } from '../../src/sandbox/events/delivery.js';
 import { inProcessSandbox } from '../helpers/sandbox.js';
 import { deadPort, eventually, startReceiver } from '../helpers/receiver.js';
+import { closeAtEnd, scopedIt as it } from '../helpers/scope.js';
 
 type Sandbox = Awaited<ReturnType<typeof inProcessSandbox>>;
 const API = '/v1/external';
 const admin = DEMO_KEYS.admin.token;
 
-const open: Array<{ close(): Promise<unknown> }> = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-
 async function sandbox(opts: Parameters<typeof inProcessSandbox>[0] = {}) {
   const lines: string[] = [];
   const sb = await inProcessSandbox({ log: (l) => lines.push(l), ...opts });
-  open.push(sb);
+  closeAtEnd(() => sb.close());
   return Object.assign(sb, { lines });
 }
 
 async function receiver(script?: Array<number | 'hang'>) {
   const r = await startReceiver(script);
-  open.push(r);
+  closeAtEnd(() => r.close());
   return r;
 }
 
@@ -52,7 +48,7 @@ async function finished(sb: Sandbox, type: EventType, timeoutMs = 20_000) {
   );
 }
 
-describe('events: the contract', () => {
+describe.concurrent('events: the contract', () => {
   it('has the 14 types of decisions.md §6.1, each with its resource type', () => {
     expect(EVENT_TYPES).toHaveLength(14);
     expect(new Set(EVENT_TYPES.map((t) => t.type)).size).toBe(14);
@@ -99,7 +95,7 @@ describe('events: the contract', () => {
   });
 });
 
-describe('events: where state changes', () => {
+describe.concurrent('events: where state changes', () => {
   it('a rename emits note.user_content.updated (not when the title stays), with the note as it is now', async () => {
     const sb = await sandbox();
     expect((await rename(sb, N.launchKickoff, 'Launch plan, renamed')).status).toBe(200);
@@ -156,7 +152,7 @@ describe('events: where state changes', () => {
   });
 });
 
-describe('events: delivery (decisions.md §6.3, paced)', () => {
+describe.concurrent('events: delivery (decisions.md §6.3, paced)', () => {
   it('500, 500, 200: exactly 3 attempts at the paced schedule, with the Bearer secret and the attempt header', async () => {
     const r = await receiver([500, 500, 200]);
     // Timeout 1.2 s, waits 0.3 s and 0.6 s.
@@ -244,7 +240,7 @@ describe('events: delivery (decisions.md §6.3, paced)', () => {
   it('stops cleanly: a delivery in flight at shutdown is cut short and stays pending, nothing is recorded after', async () => {
     const r = await receiver(['hang']);
     const sb = await inProcessSandbox({ webhooks: [r.url], webhookSecret: 'whsec_test_0006', log: () => {} });
-    open.push(r);
+    closeAtEnd(() => r.close());
     await rename(sb, N.launchKickoff, 'Shutdown');
     await r.waitFor(1);
     const rows = () => sb.db.all<{ status: string; attempts: number }>('SELECT status, attempts FROM webhook_deliveries');
@@ -255,48 +251,44 @@ describe('events: delivery (decisions.md §6.3, paced)', () => {
   });
 });
 
-describe('events: pending deliveries persist with --state', () => {
+describe.concurrent('events: pending deliveries persist with --state', () => {
   it('are sent after a restart on the same state file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'notevox-events-'));
-    try {
-      const state = join(dir, 'state.db');
-      const port = await deadPort();
-      const url = `http://127.0.0.1:${port}/hooks`;
-      // Retries 15 s × 0.1 = 1.5 s apart: the first attempt fails, the retry is pending at shutdown.
-      const first = await inProcessSandbox({ stateFile: state, webhooks: [url], webhookSecret: 'whsec_test_0007', webhookPace: 0.1, log: () => {} });
-      await rename(first as Sandbox, N.launchKickoff, 'Pending at shutdown');
-      await eventually(() => first.db.get<{ n: number }>('SELECT count(*) AS n FROM webhook_attempts')!.n === 1, 10_000, 'the first attempt');
-      const eventId = first.db.get<{ id: string }>('SELECT id FROM events')!.id;
-      await first.close();
+    closeAtEnd(() => rmSync(dir, { recursive: true, force: true })); // last: after the sandboxes that write in it
+    const state = join(dir, 'state.db');
+    const port = await deadPort();
+    const url = `http://127.0.0.1:${port}/hooks`;
+    // Retries 15 s × 0.1 = 1.5 s apart: the first attempt fails, the retry is pending at shutdown.
+    const first = await inProcessSandbox({ stateFile: state, webhooks: [url], webhookSecret: 'whsec_test_0007', webhookPace: 0.1, log: () => {} });
+    await rename(first as Sandbox, N.launchKickoff, 'Pending at shutdown');
+    await eventually(() => first.db.get<{ n: number }>('SELECT count(*) AS n FROM webhook_attempts')!.n === 1, 10_000, 'the first attempt');
+    const eventId = first.db.get<{ id: string }>('SELECT id FROM events')!.id;
+    await first.close();
 
-      const { createServer } = await import('node:http');
-      const got: string[] = [];
-      const server = createServer((req, res) => {
-        let b = '';
-        req.on('data', (c) => (b += c));
-        req.on('end', () => {
-          got.push(JSON.parse(b).id);
-          res.end();
-        });
+    const { createServer } = await import('node:http');
+    const got: string[] = [];
+    const server = createServer((req, res) => {
+      let b = '';
+      req.on('data', (c) => (b += c));
+      req.on('end', () => {
+        got.push(JSON.parse(b).id);
+        res.end();
       });
-      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
-      open.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
-      const second = await sandbox({ stateFile: state, webhooks: [url], webhookPace: 0.1 });
-      await eventually(() => got.length === 1, 10_000, 'the redelivery after the restart');
-      expect(got).toEqual([eventId]);
-      const [e] = await events(second);
-      await eventually(async () => (await events(second))[0].deliveries[0].status === 'delivered', 10_000, 'the delivery to be recorded');
-      expect(e.deliveries).toHaveLength(1);
-      // The restart kept the endpoint and its stored secret.
-      expect(second.webhooks).toEqual([{ id: expect.any(String), url, kept: true }]);
-    } finally {
-      await Promise.all(open.splice(0).reverse().map((x) => x.close()));
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+    closeAtEnd(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const second = await sandbox({ stateFile: state, webhooks: [url], webhookPace: 0.1 });
+    await eventually(() => got.length === 1, 10_000, 'the redelivery after the restart');
+    expect(got).toEqual([eventId]);
+    const [e] = await events(second);
+    await eventually(async () => (await events(second))[0].deliveries[0].status === 'delivered', 10_000, 'the delivery to be recorded');
+    expect(e.deliveries).toHaveLength(1);
+    // The restart kept the endpoint and its stored secret.
+    expect(second.webhooks).toEqual([{ id: expect.any(String), url, kept: true }]);
   });
 });
 
-describe('live notes (decisions.md §6.5)', () => {
+describe.concurrent('live notes (decisions.md §6.5)', () => {
   it('grow paragraph by paragraph, complete a recording per stop and end exactly once', async () => {
     const sb = await sandbox();
     const r = await sb.call('POST', '/_sandbox/live-notes', {
@@ -340,35 +332,31 @@ describe('live notes (decisions.md §6.5)', () => {
 
   it('from the seed start with the sandbox, continue after their recorded paragraphs and resume after a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'notevox-live-'));
-    try {
-      const seedFile = join(dir, 'seed.json');
-      const seed = structuredClone(demoSeed) as any;
-      seed.notes.push({
-        guid: 'ntLiveSeeded1', title: 'Seeded live note', ownerUserId: 101, workspaceGuid: WS.product, sourceType: 'live-voice',
-        paragraphs: [{ speaker: 'Dana', text: 'Already recorded before the sandbox started.' }],
-        live: { paragraphIntervalSeconds: 0.15, paragraphs: ['One.', { speaker: 'Marco', text: 'Two.', durationSeconds: 3 }, 'Three.', 'Four.', 'Five.', 'Six.'], stops: [3] },
-      });
-      const { writeFileSync } = await import('node:fs');
-      writeFileSync(seedFile, JSON.stringify(seed));
-      const state = join(dir, 'state.db');
-      const first = await inProcessSandbox({ seedFile, stateFile: state, log: () => {} });
-      const at = (sbx: typeof first) => sbx.db.get<{ n: number }>(`SELECT count(*) AS n FROM paragraphs WHERE note_guid = 'ntLiveSeeded1'`)!.n;
-      await eventually(() => at(first) >= 3, 10_000, 'two live paragraphs');
-      expect(first.db.get('SELECT recording_end_at FROM notes WHERE guid = ?', ['ntLiveSeeded1'])).toEqual({ recording_end_at: null });
-      await first.close();
-      const second = await sandbox({ stateFile: state });
-      await eventually(() => second.db.get<{ e: string | null }>(`SELECT recording_end_at AS e FROM notes WHERE guid = 'ntLiveSeeded1'`)!.e, 10_000, 'the end');
-      expect(at(second)).toBe(7);
-      const types = (await events(second)).filter((e) => e.resourceId === 'ntLiveSeeded1' || e.envelope.data.resource.noteGuid === 'ntLiveSeeded1').map((e) => e.type);
-      expect(types.filter((t) => t === 'note.created')).toHaveLength(1);
-      expect(types.filter((t) => t === 'note.recording.completed')).toHaveLength(2);
-      expect(types.filter((t) => t === 'note.ended')).toHaveLength(1);
-      const paras = second.db.all<{ content: string; position: number }>(`SELECT content, position FROM paragraphs WHERE note_guid = 'ntLiveSeeded1' ORDER BY position`);
-      expect(paras.map((p) => p.content)).toEqual(['Already recorded before the sandbox started.', 'One.', 'Two.', 'Three.', 'Four.', 'Five.', 'Six.']);
-    } finally {
-      await Promise.all(open.splice(0).reverse().map((x) => x.close()));
-      rmSync(dir, { recursive: true, force: true });
-    }
+    closeAtEnd(() => rmSync(dir, { recursive: true, force: true })); // last: after the sandboxes that write in it
+    const seedFile = join(dir, 'seed.json');
+    const seed = structuredClone(demoSeed) as any;
+    seed.notes.push({
+      guid: 'ntLiveSeeded1', title: 'Seeded live note', ownerUserId: 101, workspaceGuid: WS.product, sourceType: 'live-voice',
+      paragraphs: [{ speaker: 'Dana', text: 'Already recorded before the sandbox started.' }],
+      live: { paragraphIntervalSeconds: 0.15, paragraphs: ['One.', { speaker: 'Marco', text: 'Two.', durationSeconds: 3 }, 'Three.', 'Four.', 'Five.', 'Six.'], stops: [3] },
+    });
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(seedFile, JSON.stringify(seed));
+    const state = join(dir, 'state.db');
+    const first = await inProcessSandbox({ seedFile, stateFile: state, log: () => {} });
+    const at = (sbx: typeof first) => sbx.db.get<{ n: number }>(`SELECT count(*) AS n FROM paragraphs WHERE note_guid = 'ntLiveSeeded1'`)!.n;
+    await eventually(() => at(first) >= 3, 10_000, 'two live paragraphs');
+    expect(first.db.get('SELECT recording_end_at FROM notes WHERE guid = ?', ['ntLiveSeeded1'])).toEqual({ recording_end_at: null });
+    await first.close();
+    const second = await sandbox({ stateFile: state });
+    await eventually(() => second.db.get<{ e: string | null }>(`SELECT recording_end_at AS e FROM notes WHERE guid = 'ntLiveSeeded1'`)!.e, 10_000, 'the end');
+    expect(at(second)).toBe(7);
+    const types = (await events(second)).filter((e) => e.resourceId === 'ntLiveSeeded1' || e.envelope.data.resource.noteGuid === 'ntLiveSeeded1').map((e) => e.type);
+    expect(types.filter((t) => t === 'note.created')).toHaveLength(1);
+    expect(types.filter((t) => t === 'note.recording.completed')).toHaveLength(2);
+    expect(types.filter((t) => t === 'note.ended')).toHaveLength(1);
+    const paras = second.db.all<{ content: string; position: number }>(`SELECT content, position FROM paragraphs WHERE note_guid = 'ntLiveSeeded1' ORDER BY position`);
+    expect(paras.map((p) => p.content)).toEqual(['Already recorded before the sandbox started.', 'One.', 'Two.', 'Three.', 'Four.', 'Five.', 'Six.']);
   });
 
   it('refuses a live spec that cannot run, naming the field', async () => {
@@ -386,7 +374,7 @@ describe('live notes (decisions.md §6.5)', () => {
   });
 });
 
-describe('the control API', () => {
+describe.concurrent('the control API', () => {
   it('registers, lists and removes endpoints, answering a secret only when it generated it', async () => {
     const sb = await sandbox();
     const made = await addEndpoint(sb, { url: 'http://user:pw@127.0.0.1:9/hooks' });
@@ -469,7 +457,7 @@ describe('the control API', () => {
   });
 });
 
-describe('webhook secrets stay secret', () => {
+describe.concurrent('webhook secrets stay secret', () => {
   it('never appear in the log (also --verbose), the event log or the endpoint list', async () => {
     const ok = await receiver([500, 200]);
     const gone = await receiver([410]);
@@ -493,7 +481,7 @@ describe('webhook secrets stay secret', () => {
   });
 });
 
-describe('the seed: webhookEndpoints', () => {
+describe.concurrent('the seed: webhookEndpoints', () => {
   it('loads endpoints and refuses bad ones, naming the path', async () => {
     const { loadSeed } = await import('../../src/sandbox/seed/load.js');
     const { SeedError } = await import('../../src/sandbox/seed/schema.js');
