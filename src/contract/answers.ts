@@ -1,5 +1,5 @@
 import { CliError, EXIT } from '../errors.js';
-import { schemasOf } from './endpoint-schemas.js';
+import { responseCheck } from './response-check.js';
 import type { Endpoint } from './types.js';
 
 /**
@@ -9,20 +9,13 @@ import type { Endpoint } from './types.js';
  *
  * Tolerant as decisions.md asks: unknown fields pass, and so do unknown values of known fields (an enum value or a
  * format this notevox does not know yet). What fails is a missing field or a field of another type, a body that is
- * not JSON, or an empty body where the contract promises one. This module loads zod (through the schemas), so it
- * is imported only when a command checks an answer.
+ * not JSON, or an empty body where the contract promises one. The shape is read from docs/openapi.json without
+ * zod (response-check.ts): the verdicts and messages are those of the contract's zod schemas, whose issues of the
+ * codes invalid_value, invalid_format, too_big, too_small, not_multiple_of, custom and unrecognized_keys are
+ * tolerated (test/helpers/zod-answers.ts keeps that zod check as the reference the tests compare against).
  */
 
-/** zod issue codes that say "a value this CLI does not know", not "another shape". */
-const TOLERATED = new Set(['invalid_value', 'invalid_format', 'too_big', 'too_small', 'not_multiple_of', 'custom', 'unrecognized_keys']);
 const SNIPPET = 60;
-
-/** `content[0].entry` */
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
-  return out || '(root)';
-}
 
 function snippet(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -32,14 +25,10 @@ function snippet(text: string): string {
 /** What is wrong with `data` (the parsed body: null when empty, the text itself when not JSON), or undefined when it fits. */
 export function answerProblem(ep: Endpoint, data: unknown): string | undefined {
   if (typeof data === 'string') return `the body is not JSON ("${snippet(data)}")`;
-  const schema = schemasOf(ep.id)?.response;
-  if (!schema) return undefined; // no documented body (a 204): nothing to check beyond JSON
+  const check = responseCheck(ep);
+  if (!check) return undefined; // no documented body (a 204): nothing to check beyond JSON
   if (data === null || data === undefined) return 'the body is empty';
-  const r = schema.safeParse(data);
-  if (r.success) return undefined;
-  const issue = r.error.issues.find((i) => !TOLERATED.has(i.code));
-  if (!issue) return undefined;
-  return `${formatPath(issue.path)}: ${issue.message}`;
+  return check(data, []);
 }
 
 /** The error for an answer that does not fit; `write` says the change may or may not have been made. */

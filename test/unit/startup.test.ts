@@ -5,10 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { runCli } from '../helpers/cli.js';
 import { K } from '../helpers/expect.js';
+import { startTestSandbox } from '../helpers/sandbox.js';
 
 /** Every command path below `cmd`, e.g. `notes documents get`. */
 const paths = (cmd: Command, prefix = ''): string[] => cmd.commands.flatMap((c) => [prefix + c.name(), ...paths(c, `${prefix}${c.name()} `)]);
@@ -64,7 +65,7 @@ describe('zod stays out of the start-up of commands that do not check an answer 
     return out;
   };
 
-  it.each(['src/cli.ts', 'src/context.ts', 'src/client/client.ts', 'src/commands/notes/read.ts', 'src/commands/auth/run.ts', 'src/commands/wm/import.ts'])('%s loads no zod', (source) => {
+  it.each(['src/cli.ts', 'src/context.ts', 'src/client/client.ts', 'src/commands/notes/read.ts', 'src/commands/auth/run.ts', 'src/commands/wm/import.ts', 'src/contract/answers.ts'])('%s loads no zod', (source) => {
     const m = meta();
     expect([...packagesLoadedWith(m, outputOf(m, source))]).not.toContain('zod');
   });
@@ -88,9 +89,12 @@ describe('zod stays out of the start-up of commands that do not check an answer 
     expect(esmHttp).toEqual([]);
   });
 
-  it('the answer check (loaded on the first write) brings zod with it', () => {
+  it('the answer check (loaded on the first write) reads docs/openapi.json from a chunk two directories below the package, as from src/contract', () => {
     const m = meta();
-    expect([...packagesLoadedWith(m, outputOf(m, 'src/contract/answers.ts'))]).toContain('zod');
+    expect(outputOf(m, 'src/contract/answers.ts')).toMatch(/^dist\/chunks\/[^/]+\.js$/);
+    expect(outputOf(m, 'src/contract/response-check.ts')).toMatch(/^dist\/chunks\/[^/]+\.js$/);
+    // while --debug's response check (src/client/client.ts) still brings zod, and the schemas, when asked for
+    expect([...packagesLoadedWith(m, outputOf(m, 'src/contract/endpoint-schemas.ts'))]).toContain('zod');
   });
 
   it('the zod it brings is only what the contract uses: no locale but English (zod is imported as a namespace, `import * as z`)', () => {
@@ -123,5 +127,40 @@ describe('what `notes get` loads besides Node itself (the built CLI, stdio as pi
       server.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('what `auth login` and a write load (the built CLI against a sandbox): no zod, whose answer check they used to load', () => {
+  // zod's core sets globalThis.__zod_globalConfig when it loads; a preload reports it as the process exits.
+  let sb: Awaited<ReturnType<typeof startTestSandbox>>;
+  let dir: string;
+  let preload: string;
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+    dir = mkdtempSync(join(tmpdir(), 'notevox-startup-'));
+    preload = join(dir, 'zod.cjs');
+    writeFileSync(preload, "process.on('exit', () => process.stderr.write('\\nZOD ' + ('__zod_globalConfig' in globalThis) + '\\n'));");
+  });
+  afterAll(async () => {
+    await sb?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const run = (args: string[], input?: string) =>
+    runCli(args, { baseUrl: sb.baseUrl, key: input ? undefined : K.admin, configDir: dir, input, env: { NODE_OPTIONS: `--require ${preload}` } });
+  const zodLoaded = (stderr: string) => /^ZOD (true|false)$/m.exec(stderr)?.[1];
+
+  it('auth login --with-key checks auth/me and scopes without zod', async () => {
+    const r = await run(['auth', 'login', '--with-key', '--profile', 'startup'], K.admin);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(zodLoaded(r.stderr)).toBe('false');
+  });
+
+  it('a write (folders create) checks its answer without zod; with --debug the opt-in check loads it (the probe works)', async () => {
+    const r = await run(['folders', 'create', 'Startup probe', '--workspace', 'Sales', '-o', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(zodLoaded(r.stderr)).toBe('false');
+    const debug = await run(['folders', 'create', 'Startup probe (debug)', '--workspace', 'Sales', '-o', 'json', '--debug']);
+    expect(debug.exitCode, debug.stderr).toBe(0);
+    expect(zodLoaded(debug.stderr)).toBe('true');
   });
 });
