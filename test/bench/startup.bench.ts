@@ -1,5 +1,5 @@
-// Start-up: whole-process wall clock of `--version`, `--help`, `notes list --help` and `notes get -o json`
-// (against a local sandbox), each paired with `node -e 0` of the same Node binary (the floor: nothing the CLI
+// Start-up: whole-process wall clock of `--version`, `--help`, `notes list --help`, `notes get -o json` and
+// `auth status` (against a local sandbox; auth status checks the service's answer against the contract), each paired with `node -e 0` of the same Node binary (the floor: nothing the CLI
 // can do starts faster). Peak RSS of each comes from one extra, untimed run.
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
 import { api, runNode, timeNodeSync, type BenchContext } from './lib.js';
@@ -56,7 +56,10 @@ export async function run(ctx: BenchContext): Promise<void> {
   }
   if (setupError || !guid || !key || !baseUrl) {
     await ctx.runCase('notes-get', '`notevox notes get -o json` vs `node -e 0`', ['startup.notesGet'], () => Promise.reject(setupError));
+    await ctx.runCase('auth-status', '`notevox auth status` vs `node -e 0`', ['startup.authStatus'], () => Promise.reject(setupError));
     return;
   }
-  await measure('notes-get', `notes get ${guid} -o json`, 'startup.notesGet', ['notes', 'get', guid, '-o', 'json'], ctx.cliEnv({ NOTEVOX_API_KEY: key, NOTEVOX_BASE_URL: baseUrl }));
+  const withKey = ctx.cliEnv({ NOTEVOX_API_KEY: key, NOTEVOX_BASE_URL: baseUrl });
+  await measure('notes-get', `notes get ${guid} -o json`, 'startup.notesGet', ['notes', 'get', guid, '-o', 'json'], withKey);
+  await measure('auth-status', 'auth status', 'startup.authStatus', ['auth', 'status'], withKey);
 }
