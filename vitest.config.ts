@@ -2,16 +2,8 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Files that change what the whole worker process shares (module mocks, fake timers of the global clock): each
- * runs in a fresh worker. Every other file shares its worker's module graph with the files that ran there before
- * (isolate: false): the sandbox (sql.js, hono), the contract's zod schemas and the CLI are loaded and compiled once
- * per worker instead of once per file, which was about half of the suite's CPU time.
- */
-const ISOLATED = ['test/cmd/voice-heartbeat.test.ts'];
-
-/**
- * The order files start in: vitest's own (a project at a time; within one, the longest last time first, or on a
- * fresh checkout with no timings yet, the largest file first), except that e2e files go first, then the in-process
+ * The order files start in: vitest's own (the longest last time first, or on a fresh checkout with no timings yet,
+ * the largest file first), except that e2e files go first, then the in-process
  * command tests, then the unit tests. e2e files are the longest and the hungriest for CPU (each spawns built CLIs
  * and sandboxes by the dozen; the config-file test starts 100 at once), yet small as files: by size alone they
  * started last, and two of them ran side by side for the last 30 s of the suite while the other core had nothing
@@ -22,9 +14,8 @@ class HeavyFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const position = new Map(sorted.map((f, i) => [f, i]));
-    const projects = [...new Set(sorted.map((f) => f.project.name))];
     const kind = (f: TestSpecification) => (f.moduleId.includes('/test/e2e/') ? 0 : f.moduleId.includes('/test/cmd/') ? 1 : 2);
-    return sorted.sort((a, b) => projects.indexOf(a.project.name) - projects.indexOf(b.project.name) || kind(a) - kind(b) || position.get(a)! - position.get(b)!);
+    return sorted.sort((a, b) => kind(a) - kind(b) || position.get(a)! - position.get(b)!);
   }
 }
 
@@ -38,17 +29,11 @@ export default defineConfig({
     maxWorkers: 2,
     reporters: ['default'],
     sequence: { sequencer: HeavyFirst },
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: 'shared',
-          include: ['test/unit/**/*.test.ts', 'test/cmd/**/*.test.ts', 'test/e2e/**/*.test.ts'],
-          exclude: ISOLATED,
-          isolate: false,
-        },
-      },
-      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
-    ],
+    // Each worker shares its module graph between the files that run in it (isolate: false): the sandbox (sql.js,
+    // hono), the contract and the CLI are loaded and compiled once per worker instead of once per file, which was
+    // about half of the suite's CPU time. Files run one at a time in a worker, and none mocks a module; the one that
+    // fakes the global timers (voice-heartbeat) restores them in a finally, as the files after it need.
+    include: ['test/unit/**/*.test.ts', 'test/cmd/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+    isolate: false,
   },
 });
