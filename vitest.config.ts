@@ -7,7 +7,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * command tests, then the unit tests. e2e files are the longest and the hungriest for CPU (each spawns built CLIs
  * and sandboxes by the dozen; the config-file test starts 100 at once), yet small as files: by size alone they
  * started last, and two of them ran side by side for the last 30 s of the suite while the other core had nothing
- * left to do. Started first, they run beside the static checks (npm test runs tsc and eslint at a lower priority),
+ * left to do. Started first, they run beside the static checks (npm test runs tsc and oxlint at a lower priority),
  * and the many short unit files fill both cores at the end.
  */
 class HeavyFirst extends BaseSequencer {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm test`: the static checks (scripts/check.mjs: tsc and eslint) and the test suite (`vitest run`, with any
+ * `npm test`: the static checks (scripts/check.mjs: tsc and oxlint) and the test suite (`vitest run`, with any
  * arguments given) side by side. The suite leaves part of the two cores idle (tests that wait on a sandbox's pace,
  * on a child process, on a socket), and the checks fill it: they run at a lower priority, so the tests' timing is
  * not theirs to pay. vitest prints as it goes; each check prints its verdict when it ends and its output, if any,

@@ -62,7 +62,7 @@ describe('npm pack, then a global install', () => {
     expect(deps).toContain('sql.js');
     // What the bundle contains, and the tools that build and test it (some devDependencies, such as ajv, are
     // also dependencies of a runtime dependency and rightly installed).
-    for (const dev of ['commander', 'undici', 'zod', 'esbuild', 'typescript', 'tsx', 'vitest', 'eslint']) {
+    for (const dev of ['commander', 'undici', 'zod', 'esbuild', 'typescript', 'tsx', 'vitest', 'oxlint']) {
       expect(pkg.devDependencies[dev], dev).toBeDefined();
       expect(deps, dev).not.toContain(dev);
     }
