@@ -63,7 +63,7 @@ export function readDocument(url: URL): Document {
 }
 
 /** `content[0].entry`, or `(root)`. */
-function formatPath(path: readonly PropertyKey[]): string {
+export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
   return out || '(root)';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerProblem } from '../../src/contract/answers.js';
+import { answerProblem, bodyProblem } from '../../src/contract/answers.js';
 import { schemasOf } from '../../src/contract/endpoint-schemas.js';
 import { endpoint, ENDPOINTS, type EndpointId } from '../../src/contract/endpoints.js';
 import { compileSchema, readDocument, responseCheck, responseSchemaOf } from '../../src/contract/response-check.js';
@@ -174,7 +174,7 @@ describe('the answer check gives exactly what zod gives (verdict and message)', 
     const ep = endpoint('wm.user.createBulk');
     const broken = compileSchema(responseSchemaOf(ep), doc.components.schemas);
     const tally: Tally = { cases: 0, failing: 0, messages: new Set(), mismatches: [] };
-    compare(ep, answers.get(ep.id)!, (data) => (data === null || typeof data === 'string' ? answerProblem(ep, data) : broken(data)), tally);
+    compare(ep, answers.get(ep.id)!, (data) => bodyProblem(data, () => broken), tally);
     expect(tally.mismatches.join('\n')).toMatch(/content\[0\]\.id: Invalid input: expected int, received number/);
   });
 });
