@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/contract/limits.js';
 import { DEMO_KEYS, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
-import { espeakWav, garbageWav, m4aHeaderOnly, soxConvert, toolsAvailable, writeLargeWav, writeSpeechLikeWav } from '../helpers/audio.js';
+import { espeakWav, garbageWav, m4aHeaderOnly, missingCapabilities, soxConvert, writeLargeWav, writeSpeechLikeWav } from '../helpers/audio.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { acceleratedClock } from '../helpers/clock.js';
 import { commandSandbox, runCommand } from '../helpers/run-command.js';
@@ -341,8 +341,9 @@ describe('voice transcribe', () => {
 });
 
 describe('spoken audio (espeak-ng, sox)', () => {
-  const available = toolsAvailable('espeak-ng', 'sox');
-  it.skipIf(!available)('transcribes spoken WAV by its speech segments and MP3 in fixed windows', async () => {
+  it('transcribes spoken WAV by its speech segments and MP3 in fixed windows', async (t) => {
+    const missing = missingCapabilities('espeak-ng', 'sox-mp3');
+    if (missing) t.skip(missing);
     const wav = join(dir, 'spoken.wav');
     espeakWav('Hello from the notevox sandbox. This recording has two sentences.', wav);
     const mp3 = join(dir, 'spoken.mp3');

@@ -1,5 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import wavefile from 'wavefile';
 
 /**
@@ -203,18 +205,52 @@ export function writeSpeechLikeWav(path: string, p: PhraseOptions = THREE_WORDS,
 
 // ---- real speech from espeak-ng and sox ----
 
-export function hasTool(name: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+export function hasTool(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore', env }).status === 0;
 }
 
 /**
- * Whether tests needing these tools run: they skip locally when a tool is missing, but under CI (env CI set,
- * where .ci/run installs them) a missing tool is a failure.
+ * Whether sox writes MP3 — a capability, not a program on PATH: Debian's plain `sox` package has no MP3 writer
+ * ("no handler for file extension `mp3'"), which comes with libsox-fmt-mp3. A short tone is converted for real,
+ * and the result must start like an MP3 (an ID3 tag or a frame sync).
  */
-export function toolsAvailable(...names: string[]): boolean {
-  const missing = names.filter((n) => !hasTool(n));
-  if (missing.length && process.env.CI) throw new Error(`CI needs ${missing.join(', ')} (installed by .ci/run from apt)`);
-  return missing.length === 0;
+export function soxWritesMp3(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (!hasTool('sox', env)) return false;
+  const dir = mkdtempSync(join(tmpdir(), 'nvx-sox-'));
+  try {
+    const wav = join(dir, 'tone.wav');
+    const mp3 = join(dir, 'tone.mp3');
+    writeFileSync(wav, speechLikeWav({ words: [[120]], leadMs: 20, tailMs: 20 }).bytes);
+    if (spawnSync('sox', [wav, mp3], { stdio: 'ignore', env }).status !== 0 || !existsSync(mp3)) return false;
+    const head = readFileSync(mp3).subarray(0, 3);
+    return head.toString('latin1') === 'ID3' || (head.length >= 2 && head[0] === 0xff && (head[1] & 0xe0) === 0xe0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What the spoken-audio tests need, each checked by doing it, and the Debian packages that give it (.ci/run installs them). */
+export const CAPABILITIES = {
+  'espeak-ng': { what: 'espeak-ng speaking to a WAV', packages: 'espeak-ng', check: () => hasTool('espeak-ng') },
+  'sox-mp3': { what: 'sox writing MP3', packages: 'sox libsox-fmt-mp3', check: () => soxWritesMp3() },
+} as const;
+export type Capability = keyof typeof CAPABILITIES;
+
+const known = new Map<Capability, boolean>();
+
+/**
+ * Why a test needing these capabilities cannot run here, naming the packages to install (undefined: it can).
+ * Under CI (env CI set, where .ci/run installs them) a missing capability is a failure, not a skip.
+ */
+export function missingCapabilities(...names: Capability[]): string | undefined {
+  const missing = names.filter((n) => {
+    if (!known.has(n)) known.set(n, CAPABILITIES[n].check());
+    return !known.get(n);
+  });
+  if (!missing.length) return undefined;
+  const note = `needs ${missing.map((n) => CAPABILITIES[n].what).join(' and ')}: apt-get install ${missing.map((n) => CAPABILITIES[n].packages).join(' ')}`;
+  if (process.env.CI) throw new Error(`CI ${note} (.ci/run installs it)`);
+  return note;
 }
 
 /** Spoken English from espeak-ng as a WAV file. */

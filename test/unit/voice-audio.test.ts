@@ -8,7 +8,7 @@ import { detectSegments, fixedWindows, spreadOverSegments } from '../../src/sand
 import { sniffAudio } from '../../src/audio/sniff.js';
 import { buildCommand, parseTranscriberOutput, runTranscriber, TranscriberFailed } from '../../src/sandbox/voice/transcriber.js';
 import { wordReplacer } from '../../src/sandbox/voice/words.js';
-import { espeakWav, m4aHeaderOnly, soxConvert, speechLikeWav, THREE_WORDS, toolsAvailable, wavBytes, type BitDepth } from '../helpers/audio.js';
+import { espeakWav, m4aHeaderOnly, soxConvert, speechLikeWav, THREE_WORDS, missingCapabilities, wavBytes, type BitDepth } from '../helpers/audio.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'nvx-audio-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -105,7 +105,9 @@ describe('speech segments', () => {
 });
 
 describe('spoken audio', () => {
-  it.skipIf(!toolsAvailable('espeak-ng', 'sox'))('reads espeak-ng speech as WAV (segments) and as MP3 (windows)', async () => {
+  it('reads espeak-ng speech as WAV (segments) and as MP3 (windows)', async (t) => {
+    const missing = missingCapabilities('espeak-ng', 'sox-mp3');
+    if (missing) t.skip(missing);
     const wav = join(dir, 'spoken.wav');
     espeakWav('Good morning. The quarterly numbers are in.', wav);
     const mp3 = join(dir, 'spoken.mp3');
