@@ -1,6 +1,7 @@
 import type { ApiClient, ClientOptions } from './client/client.js';
 import type { Context, GlobalOptions } from './commands/types.js';
 import type { ConfigStore } from './config/store.js';
+import type { Endpoint } from './contract/types.js';
 import type { ResolvedCredentials } from './config/resolve.js';
 import { CliError, EXIT, UsageError } from './errors.js';
 import { VERSION } from './version.js';
@@ -71,21 +72,22 @@ function flagOrSetting(store: ConfigStore, flag: string, value: string | undefin
 }
 
 /**
- * The client a command gets: every write's answer is checked against the contract before the command sees it
- * (src/contract/answers.ts), so that no command reports a change as made on a 2xx that is HTML, garbage or `{}`.
- * The check (and zod with it) loads on the first write only; reads are left to the commands that need them.
+ * The check every answer of the commands' client passes (ClientOptions.checkAnswer): reads and writes alike, each page
+ * of a list included, are held to the contract's documented shape before a command sees them (src/contract/answers.ts),
+ * so that no command reports a change as made, or reads a field of, a 2xx that is HTML, garbage or `{}`: it says
+ * "unexpected response from <endpoint>" instead of failing on a missing field. The check (docs/openapi.json) loads
+ * on the first answer. Left out: the answers a command reads tolerantly on purpose (TOLERANT_READS).
  */
-export function checkingWrites(c: ApiClient): ApiClient {
-  return {
-    ...c,
-    call: async (id, ...req) => {
-      const res = await c.call(id, ...req);
-      const ep = (await import('./contract/endpoints.js')).endpoint(id);
-      if (ep.method !== 'GET') (await import('./contract/answers.js')).assertAnswer(ep, res.data);
-      return res;
-    },
-  };
+export async function checkAnswer(ep: Endpoint, data: unknown): Promise<void> {
+  if (TOLERANT_READS.has(ep.id) && typeof data === 'object' && data !== null) return;
+  (await import('./contract/answers.js')).assertAnswer(ep, data);
 }
+
+/**
+ * Reads whose JSON answers the commands take in any shape (decisions.md §4.5: a transcript is read from `segments`
+ * or `paragraphs`, whatever fields it has: commands/voice/output.ts readTranscript). A body that is not JSON still fails.
+ */
+const TOLERANT_READS = new Set<string>(['voice.transcript']);
 
 /** Build a command context; everything heavy (conf, undici, inquirer) loads on first use. */
 export function createContext(deps: ContextDeps): Context {
@@ -111,6 +113,9 @@ export function createContext(deps: ContextDeps): Context {
     return creds;
   };
 
+  /** The notes about base URLs said already (one per URL and command). */
+  const noted = new Set<string>();
+
   /** A client with this command's settings (timeout, retries, tracing, proxies), closed when the command ends. */
   const clientFor: Context['clientFor'] = async (o) => {
     const s = await config();
@@ -119,7 +124,7 @@ export function createContext(deps: ContextDeps): Context {
     const timeoutSeconds = flagOrSetting(s, '--timeout', globals.timeout, 'timeout', 1, 30);
     const maxRetries = flagOrSetting(s, '--max-retries', globals.maxRetries, 'max_retries', 0, 3);
     const c = createClient({
-      baseUrl: validateBaseUrl(o.baseUrl),
+      baseUrl: validateBaseUrl(o.baseUrl, (note) => noted.has(note) || (noted.add(note), io.info(note))),
       apiKey: o.apiKey,
       timeoutMs: timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined,
       maxRetries: maxRetries !== undefined ? Math.floor(maxRetries) : undefined,
@@ -128,10 +133,11 @@ export function createContext(deps: ContextDeps): Context {
       env,
       userAgent: `notevox/${VERSION} (node ${process.version})`,
       notLoggedIn: o.notLoggedIn,
+      checkAnswer,
       ...deps.client,
     });
     deps.onDispose(() => c.close());
-    return checkingWrites(c);
+    return c;
   };
 
   const chosen = globals.output ?? deps.settings?.output;

@@ -73,6 +73,11 @@ export interface ClientOptions {
   transport?: 'auto' | TransportKind;
   /** One transport for every request, in place of node:http and undici (tests: the sandbox's app in this process, no socket); not closed by close(). */
   wire?: Transport;
+  /**
+   * Judge each 2xx answer of an endpoint (every method, every page of a list) before the caller sees it; throws when
+   * it does not fit. The commands' client checks against the contract here (context.ts); unset, nothing is checked.
+   */
+  checkAnswer?: (ep: Endpoint, data: unknown) => void | Promise<void>;
 }
 
 /** A request body that is JSON text already (wm import's batches, built from bytes): sent as it is. */
@@ -457,6 +462,7 @@ export function createClient(opts: ClientOptions): ApiClient {
     const retryable = ep.idempotent || SAFE_METHODS.has(ep.method);
     const res = await execute({ ...prepare(ep.method, url, req, ep.auth, retryable), endpoint: ep.id });
     const data = parseData(res);
+    if (opts.checkAnswer) await opts.checkAnswer(ep, data);
     if (opts.debug && data !== null) {
       // The schemas (and zod) load only here, under --debug: a command's start-up does not pay for them.
       const response = (ep as Partial<EndpointSchemas>).response ?? (await import('../contract/endpoint-schemas.js')).schemasOf(ep.id)?.response;

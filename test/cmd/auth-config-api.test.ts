@@ -53,6 +53,28 @@ describe('auth', () => {
     expect(good.stdout + good.stderr).not.toContain(DEMO_KEYS.member.secret);
   });
 
+  it("base URL forms: the API's base path copied from the docs is removed with a note (login stores the service's URL); an endpoint URL is refused at once", async () => {
+    const login = await stored(['auth', 'login', '--with-key', '--base-url', `${SANDBOX_URL}/v1/external/`, '--profile', 'copied'], { stdin: `${K.admin}\n` });
+    expect(login.exitCode, login.stderr).toBe(0);
+    expect(login.stderr).toContain(`note: the base URL ${SANDBOX_URL}/v1/external/ ends with the API's base path /v1/external, which notevox adds itself; using ${SANDBOX_URL}`);
+    const status = await stored(['auth', 'status', '--profile', 'copied', '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ baseUrl: SANDBOX_URL });
+
+    // Flag and environment on any command: the calls reach the API (no /v1/external/v1/external/…), with the note once.
+    const flag = await stored(['notes', 'list', '--limit', '1', '--json', '--base-url', `${SANDBOX_URL}/v1/external`], { key: 'admin' });
+    expect(flag.exitCode, flag.stderr).toBe(0);
+    expect(flag.stderr.match(/note: the base URL/g)).toHaveLength(1);
+    const env = await runCommand(['notes', 'list', '--limit', '1', '--json'], { sandbox: sb, key: 'admin', configDir: dir, env: { NOTEVOX_BASE_URL: `${SANDBOX_URL}/v1/external` } });
+    expect(env.exitCode, env.stderr).toBe(0);
+    expect(env.stderr).toContain('note: the base URL');
+
+    const endpointUrl = await stored(['auth', 'login', '--with-key', '--base-url', `${SANDBOX_URL}/v1/external/notes`, '--profile', 'endpoint'], { stdin: `${K.admin}\n` });
+    expect(endpointUrl.exitCode).toBe(2);
+    expect(endpointUrl.stderr).toContain(`is the address of an endpoint, not of the service`);
+    expect(endpointUrl.stderr).toContain(`Use ${SANDBOX_URL}: notevox adds /v1/external/… to each call itself.`);
+    expect((await stored(['auth', 'status', '--profile', 'endpoint'])).exitCode).not.toBe(0);
+  });
+
   it('without a terminal and without --with-key, login needs input: exit 10, nothing asked', async () => {
     const r = await stored(['auth', 'login', '--base-url', SANDBOX_URL, '--profile', 'never']);
     expect(r.exitCode).toBe(10);

@@ -121,6 +121,20 @@ describe('a 2xx that is not the documented answer is never success', () => {
     });
   });
 
+  it.each(['html', 'empty'] as const)('reads too: folders create whose workspace lookup is answered %s says "unexpected response from", not a TypeError', async (kind) => {
+    const bad = await startBadServer(t.sb.baseUrl, (req) => (req.method === 'GET' && req.url?.startsWith('/v1/external/workspaces') ? BODIES[kind] : undefined));
+    try {
+      const folder = await runCli(['folders', 'create', 'Lookup folder', '--workspace', 'Sales'], { baseUrl: bad.baseUrl, key: ADMIN, configDir: t.config.dir });
+      expect(folder.exitCode, folder.stderr).toBe(1);
+      expect(folder.stderr).toMatch(/^error: unexpected response from workspaces\.reachable: /m);
+      expect(folder.stderr).not.toMatch(/Cannot read properties|looks like a bug/);
+      expect(bad.intercepted.length).toBeGreaterThan(0);
+    } finally {
+      await bad.close();
+    }
+    expect(t.sb.db.get("SELECT id FROM folders WHERE title = 'Lookup folder'")).toBeUndefined();
+  });
+
   it('auth status, auth login and wm add against a server that answers HTML to everything: the same clear error', async () => {
     const bad = await startBadServer(undefined, () => BODIES.html);
     try {

@@ -52,7 +52,7 @@ function json(r: { exitCode: number; stdout: string; stderr: string }): any {
 
 const sorted = <T>(items: T[]) => items.map((i) => JSON.stringify(i)).sort();
 
-function file(name: string, text: string): string {
+function file(name: string, text: string | Buffer): string {
   const p = join(dir, name);
   writeFileSync(p, text);
   return p;
@@ -162,6 +162,60 @@ describe('wm import', () => {
     expect(sent.exitCode).toBe(0);
     expect(json(sent)).toMatchObject({ created: 2, alreadyPresent: 0, rejected: 5, failed: 0 });
     expect(stored('workspace', product).map((r) => r.entry)).toEqual(expect.arrayContaining(['Good1', 'Good2']));
+  });
+
+  it("a ';' file (a spreadsheet's CSV in many locales) is refused with a hint, not imported as one entry per line; --delimiter reads it", async () => {
+    const path = file('excel.csv', 'entry;subEntry\r\nKubernetes;k8s\r\nPostgreSQL;Postgres\r\n');
+    const before = writes();
+    for (const args of [['import', path], ['import', path, '--skip-invalid', '--dry-run'], ['sync', path, '--dry-run']]) {
+      const r = await wm(args);
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${path}:1: the header "entry;subEntry" is one column with ',' between fields, but entry and subEntry with ';'`);
+      expect(r.stderr).toContain("hint: Pass --delimiter ';'");
+    }
+    expect(writes()).toBe(before);
+    const dry = await wm(['import', path, '--delimiter', ';', '--dry-run', '-o', 'json']);
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(json(dry)).toMatchObject({ rows: 2, valid: 2, rejected: 0 });
+    const tabs = file('tabs.tsv', 'entry\tsubEntry\nGrafana\tgraf\n"Quoted"\t"q"\n');
+    expect(json(await wm(['import', tabs, '--delimiter', 'tab', '--dry-run', '-o', 'json']))).toMatchObject({ rows: 2, valid: 2 });
+    expect((await wm(['import', tabs, '--dry-run'])).stderr).toContain("Pass --delimiter tab");
+    const bad = await wm(['import', path, '--delimiter', 'ab']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--delimiter "ab" is not a field separator');
+  });
+
+  it('--rejects keeps every field of a rejected row (a,b,c keeps c) under the file\'s own columns, so the fixed file imports again', async () => {
+    const path = file('wide.csv', 'entry,subEntry\nGood-w1,a\ntri,ple,fields\nbad one,x\n');
+    const rejects = join(dir, 'wide-rejects.csv');
+    const r = await wm(['import', path, '--skip-invalid', '--rejects', rejects, '--dry-run']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(rejects, 'utf8')).toBe('entry,subEntry,line,reason\ntri,ple,fields,3,"has 3 fields, expected 2"\nbad one,x,4,entry contains whitespace\n');
+    // With its own delimiter and header names.
+    const semi = file('semi.csv', 'Term;Entry;subEntry\nx;Good-s1;a\ny;two words;b;extra\n');
+    const semiRejects = join(dir, 'semi-rejects.csv');
+    expect((await wm(['import', semi, '--delimiter', ';', '--skip-invalid', '--rejects', semiRejects, '--dry-run'])).exitCode).toBe(0);
+    expect(readFileSync(semiRejects, 'utf8')).toBe('Term;Entry;subEntry;line;reason\ny;two words;b;extra;3;has 4 fields, expected 3\n');
+  });
+
+  it('an empty file says so (exit 2), a header alone is no rows', async () => {
+    for (const [name, text, what] of [['empty.csv', '', 'no bytes'], ['blank.csv', '\n\n\r\n', 'only empty lines']]) {
+      const r = await wm(['import', file(name, text), '--dry-run']);
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`is empty (${what}): there are no rows to read`);
+    }
+    expect((await wm(['import', file('header-only.csv', 'entry,subEntry\n'), '--dry-run'])).exitCode).toBe(0);
+  });
+
+  it('a binary file, or a record with two quote errors, reports each bad line once (issue 29.3)', async () => {
+    const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7919 + 13) % 256));
+    for (const [name, content] of [['binary.csv', bytes], ['quotes.csv', 'a"b"c,d"e\nok,1\n']] as const) {
+      const r = await wm(['import', file(name, content), '--dry-run']);
+      expect(r.exitCode).toBe(2);
+      const lines = r.stderr.split('\n').filter((l) => l.includes(`${name}:`) && /:\d+: /.test(l)).map((l) => l.split(': ')[0]);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(new Set(lines).size, r.stderr).toBe(lines.length);
+    }
   });
 
   it('refuses a file that is not readable CSV even with --skip-invalid', async () => {

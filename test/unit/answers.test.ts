@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiClient, ApiResponse } from '../../src/client/client.js';
 import { answerProblem, assertAnswer } from '../../src/contract/answers.js';
 import { endpoint } from '../../src/contract/endpoints.js';
-import { checkingWrites } from '../../src/context.js';
+import { checkAnswer } from '../../src/context.js';
 import { EXIT } from '../../src/errors.js';
 
 const create = endpoint('wm.user.createBulk');
@@ -44,15 +43,16 @@ describe('checking an answer against the contract', () => {
   });
 });
 
-describe("the commands' client checks every write's answer, and no read's", () => {
-  const fake = (data: unknown): ApiClient => {
-    const res: ApiResponse<unknown> = { status: 200, headers: {}, data, attempts: 1 };
-    return { baseUrl: 'http://x', stats: { requests: 0, retries: 0, rateLimited: 0 }, call: async () => res } as unknown as ApiClient;
-  };
-  it('a write with a bad answer throws; the same answer to a read is returned as it is', async () => {
-    const client = checkingWrites(fake('<html>'));
-    await expect(client.call(create.id, { body: { entries: [] } })).rejects.toThrow(/unexpected response from wm\.user\.createBulk/);
-    await expect(client.call('notes.get', { path: { noteGuid: 'nt1LaunchPlan' } })).resolves.toMatchObject({ data: '<html>' });
-    await expect(checkingWrites(fake({ content: [wm] })).call(create.id, { body: { entries: [] } })).resolves.toMatchObject({ data: { content: [wm] } });
+describe("the commands' client checks every answer, reads as writes", () => {
+  it('a write or a read with a bad answer throws "unexpected response from"; a good one is returned', async () => {
+    await expect(checkAnswer(create, '<html>')).rejects.toThrow(/unexpected response from wm\.user\.createBulk/);
+    await expect(checkAnswer(endpoint('workspaces.reachable'), {})).rejects.toThrow(/^unexpected response from workspaces\.reachable: content: /);
+    await expect(checkAnswer(endpoint('notes.get'), '<html>')).rejects.toThrow(/unexpected response from notes\.get: the body is not JSON/);
+    await expect(checkAnswer(create, { content: [wm] })).resolves.toBeUndefined();
+  });
+
+  it('a transcript is read in any JSON shape (decisions.md §4.5), but not from HTML', async () => {
+    await expect(checkAnswer(endpoint('voice.transcript'), { jobId: 'j', paragraphs: [] })).resolves.toBeUndefined();
+    await expect(checkAnswer(endpoint('voice.transcript'), '<html>')).rejects.toThrow(/not JSON/);
   });
 });

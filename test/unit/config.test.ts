@@ -262,6 +262,33 @@ describe('validateBaseUrl', () => {
     expect(() => validateBaseUrl(url)).toThrow(UsageError);
   });
 
+  it.each([
+    ['http://127.0.0.1:4010/v1/external', 'http://127.0.0.1:4010'],
+    ['http://127.0.0.1:4010/v1/external/', 'http://127.0.0.1:4010'],
+    ['https://api.notevox.example/v1/external', 'https://api.notevox.example'],
+    ['https://gw.example/notevox/v1/external', 'https://gw.example/notevox'],
+  ])("accepts %s, the API's base path copied from the docs, as %s with a note", (url, fixed) => {
+    const notes: string[] = [];
+    expect(validateBaseUrl(url, (n) => notes.push(n))).toBe(fixed);
+    expect(notes).toEqual([`note: the base URL ${url} ends with the API's base path /v1/external, which notevox adds itself; using ${fixed}`]);
+  });
+
+  it('keeps other paths, and paths that only look like the base path, without a note', () => {
+    const notes: string[] = [];
+    expect(validateBaseUrl('https://gw.example/v1/externals', (n) => notes.push(n))).toBe('https://gw.example/v1/externals');
+    expect(validateBaseUrl('https://gw.example/v1', (n) => notes.push(n))).toBe('https://gw.example/v1');
+    expect(notes).toEqual([]);
+  });
+
+  it("refuses a URL that goes past the API's base path (an endpoint), naming the URL to use", () => {
+    expect(() => validateBaseUrl('http://127.0.0.1:4010/v1/external/notes')).toThrow(/is the address of an endpoint, not of the service/);
+    try {
+      validateBaseUrl('http://127.0.0.1:4010/v1/external/notes');
+    } catch (e) {
+      expect((e as UsageError).hint).toBe('Use http://127.0.0.1:4010: notevox adds /v1/external/… to each call itself.');
+    }
+  });
+
   it('knows loopback hosts', () => {
     expect(['localhost', '127.0.0.1', '[::1]', '::1'].every(isLoopbackHost)).toBe(true);
     expect(['0.0.0.0', '128.0.0.1', 'example.com'].some(isLoopbackHost)).toBe(false);

@@ -89,7 +89,7 @@ async function askBaseUrl(ctx: Context): Promise<string> {
     },
     flag: '--base-url',
   });
-  return validateBaseUrl(typed);
+  return validateBaseUrl(typed, (note) => ctx.io.info(note));
 }
 
 /** The base URL answers at all (any HTTP answer will do): checked before the key is asked for, not after a paste. */
@@ -108,7 +108,7 @@ export async function login(ctx: Context, flags: Flags<typeof cmd.login>): Promi
   const prompting = !flags.withKey && ctx.io.canPrompt;
   const configured = ctx.globals.baseUrl ?? present(ctx.env.NOTEVOX_BASE_URL) ?? store.getProfile(profile)?.baseUrl;
   // Check the base URL before asking for the key: a refused URL should not cost a paste.
-  const baseUrl = configured === undefined && prompting ? await askBaseUrl(ctx) : validateBaseUrl(configured ?? DEFAULT_BASE_URL);
+  const baseUrl = configured === undefined && prompting ? await askBaseUrl(ctx) : validateBaseUrl(configured ?? DEFAULT_BASE_URL, (note) => ctx.io.info(note));
   if (prompting) await checkReachable(ctx, baseUrl);
   let raw: string;
   if (flags.withKey) {

@@ -29,6 +29,8 @@ export interface CsvOptions {
   columns?: string;
   /** `--header`: with --columns, the first row is a header to skip. */
   header?: boolean;
+  /** `--delimiter`: the character between fields (default `,`); parseDelimiter reads the flag. */
+  delimiter?: string;
 }
 
 /** One data row: a reject when `reason` is set. */
@@ -44,7 +46,26 @@ export interface CsvItem {
   fatal?: boolean;
   /** For a fatal problem: how to fix the file. */
   hint?: string;
+  /** A reject's fields as read, every one of them (--rejects writes them back, so that the row can be fixed and imported again). */
+  cells?: string[];
+  /** The names of the file's columns (its header, --columns, or entry,subEntry): the header of a --rejects file. */
+  columns?: string[];
 }
+
+/**
+ * `--delimiter`: one character, `tab` or `\t` for a tab; not a quote, a line end, a letter or a digit.
+ */
+export function parseDelimiter(value: string | undefined): string {
+  if (value === undefined) return ',';
+  const d = value === 'tab' || value === '\\t' ? '\t' : value;
+  if ([...d].length !== 1 || /["\r\n\p{L}\p{N}]/u.test(d))
+    throw new UsageError(`--delimiter "${value}" is not a field separator`, "Pass one character that is not a quote, letter or digit, e.g. --delimiter ';' or --delimiter tab.");
+  return d;
+}
+
+/** Separators a header may have been written with when it reads as one column with the file's delimiter. */
+const OTHER_DELIMITERS = [';', '\t', '|', ','];
+const describeDelimiter = (d: string) => (d === '\t' ? 'tab' : `'${d}'`);
 
 interface Layout {
   entry: number;
@@ -193,6 +214,8 @@ export interface ScanOptions extends CsvOptions {
   onBytes?: (chunk: Buffer) => void;
   /** Under --columns without --header, the first row reads `entry` in the entry column: a header taken for data. */
   onHeaderLike?: (line: number) => void;
+  /** A header row was read (and skipped). */
+  onHeader?: () => void;
   /** false: every byte through csv-parse, no fast lane (tests compare the two). */
   fastLane?: boolean;
 }
@@ -200,12 +223,21 @@ export interface ScanOptions extends CsvOptions {
 /** The data rows of a CSV file in order, a chunk's worth at a time; rejects carry their reason. */
 export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGenerator<CsvItem[]> {
   let layout: Layout | undefined = opts.columns !== undefined ? parseColumns(opts.columns) : undefined;
+  const delimiter = parseDelimiter(opts.delimiter);
+  /** The names of the columns, for a --rejects file: the header, --columns, or entry,subEntry. */
+  let columnNames: string[] = opts.columns !== undefined ? opts.columns.split(',').map((c) => c.trim()) : ['entry', 'subEntry'];
+  /** Another delimiter with which a first row that is no header splits into one (`entry;subEntry`), if any. */
+  const splitsOtherwise = (cells: string[]): string | undefined => {
+    if (cells.length !== 1) return undefined;
+    return OTHER_DELIMITERS.find((d) => d !== delimiter && cells[0].includes(d) && headerLayout(cells[0].split(d)) !== undefined);
+  };
   let skipHeader = layout !== undefined && Boolean(opts.header);
   let firstRow = true;
   const firstSeen = new Map<string, number>();
   let out: CsvItem[] = [];
   let fatal = false;
   let lastErrorOffset = -1;
+  let lastErrorLine = -1;
   // Set once the file's line ends are known (the first line end decides, see lineEndOf).
   let eol: LineEnd = 10;
   let index = new LineIndex(eol);
@@ -218,6 +250,7 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     parser = parse({
       encoding: 'utf8',
       bom: false,
+      delimiter,
       relax_column_count: true,
       skip_empty_lines: false,
       skip_records_with_error: true,
@@ -226,14 +259,17 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
       on_skip: (err: Error | undefined) => {
         const e = err as (Error & { code?: string }) | undefined;
         const offset = csvOffset();
-        if (offset === lastErrorOffset || fatal) return; // several errors in one record: report the first
+        const line = index.linesBefore(offset) + 1;
+        // Several errors in one record (`a"b"c,d"e` has two): report the first only.
+        if (offset === lastErrorOffset || line === lastErrorLine || fatal) return;
         lastErrorOffset = offset;
+        lastErrorLine = line;
         const code = e?.code ?? '';
         fatal = FATAL_CSV_ERRORS.has(code);
         const words = CSV_ERROR_WORDS[code] ?? e?.message ?? 'unreadable record';
         const reason = `malformed CSV: ${words}` + (fatal ? '; the rest of the file was not read' : '');
         const hint = code === 'CSV_MAX_RECORD_SIZE' ? RECORD_SIZE_HINT : QUOTING_HINT;
-        out.push({ line: index.linesBefore(offset) + 1, entry: '', subEntry: null, reason, fatal, ...(fatal ? { hint } : {}) });
+        out.push({ line, entry: '', subEntry: null, reason, fatal, ...(fatal ? { hint } : {}), columns: columnNames });
         // Past the size limit csv-parse would go on filling the record: stop it here, memory stays flat.
         if (code === 'CSV_MAX_RECORD_SIZE') throw STOP;
       },
@@ -256,7 +292,25 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     if (cells.every((c) => c === '')) return; // an empty line
     if (!layout) {
       layout = headerLayout(cells);
-      if (layout) return;
+      if (layout) {
+        opts.onHeader?.();
+        columnNames = cells;
+        return;
+      }
+      const other = splitsOtherwise(cells);
+      if (other) {
+        // `entry;subEntry` read with commas: one column whose name holds the header. Every row would be one entry.
+        fatal = true;
+        out.push({
+          line,
+          entry: '',
+          subEntry: null,
+          reason: `the header "${cells[0]}" is one column with ${describeDelimiter(delimiter)} between fields, but entry and subEntry with ${describeDelimiter(other)}; the file was not read further`,
+          fatal,
+          hint: `Pass --delimiter ${other === '\t' ? 'tab' : `'${other}'`} (spreadsheets write ';' between fields in many locales).`,
+        });
+        return;
+      }
       if (cells.some((c) => SUB_ENTRY_NAME.test(c.trim()))) {
         // A header after all, but which column is the entry? Guessing could swap entry and subEntry on every row.
         fatal = true;
@@ -273,6 +327,8 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
       layout = { entry: 0, subEntry: 1 };
     } else if (skipHeader) {
       skipHeader = false;
+      opts.onHeader?.();
+      columnNames = cells;
       return;
     } else if (firstRow && opts.columns !== undefined && ENTRY_NAME.test((cells[layout.entry] ?? '').trim())) {
       opts.onHeaderLike?.(line);
@@ -288,7 +344,7 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     const expected = l.width ?? (cells.length <= 2 ? cells.length : 2);
     if (cells.length !== expected) item.reason = `has ${cells.length} fields, expected ${l.width ?? '1 or 2 (entry,subEntry)'}`;
     else item.reason = textProblem('entry', entry) ?? (sub !== '' ? textProblem('subEntry', sub) : undefined);
-    if (item.reason) return item;
+    if (item.reason) return Object.assign(item, { cells, columns: columnNames });
     const h = entryHash(entry);
     opts.onEntryHash?.(h);
     if (opts.duplicateHashes?.has(h)) {
@@ -324,7 +380,7 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     for (const text of lines) {
       if (fatal) return;
       const line = eol === 10 && text.endsWith('\r') ? text.slice(0, -1) : text;
-      record(line.split(','), ++fastLines);
+      record(line.split(delimiter), ++fastLines);
     }
   };
 
@@ -606,6 +662,8 @@ export interface CsvCheck {
   duplicateHashes: ReadonlySet<number>;
   /** The line of a first row that looks like a header but is read as data (--columns without --header). */
   headerLike?: number;
+  /** The file has a header row. */
+  header: boolean;
   /** The rows to send (RowSpool), for the send pass; absent when they could not be written. */
   spool?: string;
 }
@@ -665,9 +723,11 @@ async function checkPasses(
   let rejected = 0;
   let fatal = false;
   let headerLike: number | undefined;
+  let header = false;
   let spooled = spool('rows.jsonl');
   const pass1: ScanOptions = {
     ...opts,
+    onHeader: () => (header = true),
     onHeaderLike: (line) => (headerLike = line),
     onBytes: (b) => sha.update(b),
     onValidRow: spooled ? (entry, sub) => spooled!.add(entry, sub) : undefined,
@@ -702,6 +762,6 @@ async function checkPasses(
       }
     }
   }
-  const check = { rows, valid: rows - rejected, rejected, fatal, sha256: sha.digest('hex'), size: st.size, mtimeMs: st.mtimeMs, duplicateHashes, ...(headerLike !== undefined ? { headerLike } : {}) };
+  const check = { rows, valid: rows - rejected, rejected, fatal, header, sha256: sha.digest('hex'), size: st.size, mtimeMs: st.mtimeMs, duplicateHashes, ...(headerLike !== undefined ? { headerLike } : {}) };
   return { check, spool: spooled };
 }

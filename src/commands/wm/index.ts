@@ -19,6 +19,7 @@ const csvOptions = <A extends unknown[], O extends OptionValues>(cmd: Command<A,
   cmd
     .option('--columns <list>', 'the file has no header: its columns in order, e.g. entry,subEntry or entry,-,subEntry (- ignores a column)')
     .option('--header', 'with --columns: the first row is a header to skip')
+    .option('--delimiter <char>', "the character between fields: , (default), ';' as spreadsheets write in many locales, tab, |")
     .option('--skip-invalid', 'send the valid rows even when some are invalid (they are listed, and left out)')
     .option('--rejects <file>', 'write the invalid rows with their reason to this CSV file')
     .option('--concurrency <n>', 'requests in flight (default: chosen from the rate limit the service announces)', integer(1, MAX_CONCURRENCY));
@@ -74,6 +75,8 @@ export function registerWordMemories(program: Command, r: Registry): void {
     'notevox wm import terms.csv --scope workspace --workspace "Product Team" --dry-run',
     'notevox wm import terms.csv --skip-invalid --rejects rejected.csv -o json',
     'cut -d, -f2,3 crm-export.csv | notevox wm import - --columns entry,subEntry --scope org',
+    "notevox wm import excel-export.csv --delimiter ';'",
+    "notevox wm import excel-export.csv --delimiter ';'",
   ]);
   r.add(wm, exportScope(), () => import('./export.js'), 'exportScope', ['notevox wm export > terms.csv', 'notevox wm export --scope org --out org-terms.csv', 'notevox wm export -o ndjson | jq .entry']);
   r.add(wm, sync(), () => import('./sync.js'), 'sync', ['notevox wm sync terms.csv --dry-run', 'notevox wm sync terms.csv --prune --yes --scope org']);

@@ -10,7 +10,7 @@ import { cannotWrite } from '../../io/fs-errors.js';
 import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
 import type * as cmd from './index.js';
-import { checkCsv, parseColumns, type CsvCheck, type CsvItem } from './csv.js';
+import { checkCsv, parseColumns, parseDelimiter, type CsvCheck, type CsvItem } from './csv.js';
 
 /** The CSV file of `wm import` and `wm sync`: standard input spooled to a file, and the validation pass. */
 
@@ -24,7 +24,7 @@ export interface Source {
 }
 
 /** The CSV flags of import and sync. */
-export type CsvFlags = Pick<Flags<typeof cmd.sync>, 'columns' | 'header' | 'skipInvalid' | 'rejects'>;
+export type CsvFlags = Pick<Flags<typeof cmd.sync>, 'columns' | 'header' | 'delimiter' | 'skipInvalid' | 'rejects'>;
 
 /** `-` is standard input, copied to a private temporary file first (a resumable import needs the content's hash). */
 export async function openSource(ctx: Context, file: string): Promise<Source> {
@@ -56,10 +56,12 @@ export async function openSource(ctx: Context, file: string): Promise<Source> {
 }
 
 /**
- * Rejected rows as CSV (`entry,subEntry,line,reason`: importable again once fixed), written to a temporary file
- * beside `file` that takes its name only once complete: an interrupted check leaves no half-written file.
+ * Rejected rows as CSV, importable again once fixed: the file's own columns (its header, --columns, or
+ * entry,subEntry) then `line,reason`; each row keeps every field it had (`a,b,c` stays `a,b,c`, fields that are
+ * missing are empty), written with the file's delimiter. Written to a temporary file beside `file` that takes its
+ * name only once complete: an interrupted check leaves no half-written file.
  */
-function rejectsWriter(ctx: Context, file: string) {
+function rejectsWriter(ctx: Context, file: string, delimiter: string) {
   let out: AtomicFile;
   try {
     out = openAtomicFile(file);
@@ -77,10 +79,21 @@ function rejectsWriter(ctx: Context, file: string) {
       throw cannotWrite(`--rejects ${file}`, e);
     }
   };
-  write('entry,subEntry,line,reason\n');
+  const row = (cells: unknown[]) => stringify([cells], { delimiter });
+  let width: number | undefined;
+  const header = (columns: string[]) => {
+    width = columns.length;
+    write(row([...columns, 'line', 'reason']));
+  };
   return {
-    write: (r: CsvItem) => write(stringify([[r.entry, r.subEntry ?? '', r.line, r.reason ?? '']])),
+    write: (r: CsvItem) => {
+      if (width === undefined) header(r.columns ?? ['entry', 'subEntry']);
+      const cells = r.cells ?? [r.entry, r.subEntry ?? ''];
+      const padded = cells.length < width! ? [...cells, ...Array<string>(width! - cells.length).fill('')] : cells;
+      write(row([...padded, r.line, r.reason ?? '']));
+    },
     commit: () => {
+      if (width === undefined) header(['entry', 'subEntry']);
       unregister();
       try {
         out.commit();
@@ -102,7 +115,8 @@ function rejectsWriter(ctx: Context, file: string) {
 export async function validateSource(ctx: Context, src: Source, flags: CsvFlags, onReject?: (item: CsvItem) => void): Promise<CsvCheck> {
   if (flags.columns !== undefined) parseColumns(flags.columns);
   if (flags.header && flags.columns === undefined) throw new UsageError('--header is only needed with --columns', 'Without --columns a header row (entry,subEntry) is recognised by itself.');
-  const rejects = flags.rejects ? rejectsWriter(ctx, flags.rejects) : undefined;
+  const delimiter = parseDelimiter(flags.delimiter);
+  const rejects = flags.rejects ? rejectsWriter(ctx, flags.rejects, delimiter) : undefined;
   const spinner = ctx.io.spinner(`Checking ${src.name}…`);
   let firstFatal: CsvItem | undefined;
   let check: CsvCheck;
@@ -128,6 +142,11 @@ export async function validateSource(ctx: Context, src: Source, flags: CsvFlags,
   }
   if (check.headerLike !== undefined)
     ctx.io.warn(`${src.name}:${check.headerLike}: looks like a header (its entry column says "entry") but is read as data under --columns; pass --header to skip it.`);
+  if (check.size === 0 || (check.rows === 0 && check.rejected === 0 && !check.header))
+    throw new CliError(`${src.name} is empty (${check.size === 0 ? 'no bytes' : 'only empty lines'}): there are no rows to read`, {
+      exitCode: EXIT.USAGE,
+      hint: 'Check the file name, or that the program writing the file finished; a file with a header and no rows is read as no rows.',
+    });
   if (firstFatal)
     throw new CliError(`${src.name} cannot be read reliably from line ${firstFatal.line} on; nothing was sent`, { exitCode: EXIT.USAGE, hint: firstFatal.hint });
   if (check.rejected > 0 && !flags.skipInvalid)
