@@ -28,6 +28,7 @@ export const TRACE_HEADERS = [
   'x-ratelimit-limit',
   'x-ratelimit-remaining',
   'x-ratelimit-reset',
+  'ratelimit-policy',
   'retry-after',
   'www-authenticate',
   'deprecation',

@@ -43,15 +43,37 @@ function numberHeader(headers: HeaderBag, name: string): number | undefined {
 }
 
 /** The `X-RateLimit-*` headers of a response (decisions.md §1.5); missing or unreadable values are left out. */
-export function parseRateLimit(headers: HeaderBag): { limit?: number; remaining?: number; resetEpochSeconds?: number } {
-  const out: { limit?: number; remaining?: number; resetEpochSeconds?: number } = {};
+export function parseRateLimit(headers: HeaderBag): { limit?: number; remaining?: number; resetEpochSeconds?: number; windowSeconds?: number } {
+  const out: { limit?: number; remaining?: number; resetEpochSeconds?: number; windowSeconds?: number } = {};
   const limit = numberHeader(headers, 'x-ratelimit-limit');
   const remaining = numberHeader(headers, 'x-ratelimit-remaining');
   const reset = numberHeader(headers, 'x-ratelimit-reset');
   if (limit !== undefined) out.limit = limit;
   if (remaining !== undefined) out.remaining = remaining;
   if (reset !== undefined) out.resetEpochSeconds = reset;
+  const window = policyWindow(headers, limit);
+  if (window !== undefined) out.windowSeconds = window;
   return out;
+}
+
+/**
+ * The window of the rate-limit policy a `RateLimit-Policy` header announces, in seconds (IETF
+ * draft-ietf-httpapi-ratelimit-headers): `20;w=10` (the quota first), or the structured form `"burst";q=20;w=10`.
+ * Of several policies, the one whose quota is the X-RateLimit-Limit, else the first. No header, no `w`, or a `w`
+ * that is not a positive whole number: undefined (the client keeps the 60 s of decisions.md §1.5).
+ */
+export function policyWindow(headers: HeaderBag, limit?: number): number | undefined {
+  const raw = header(headers, 'ratelimit-policy');
+  if (!raw) return undefined;
+  const policies = raw.split(',').map((item) => {
+    const parts = item.split(';').map((p) => p.trim());
+    const params = new Map(parts.slice(1).map((p) => [p.slice(0, p.indexOf('=')).trim().toLowerCase(), p.slice(p.indexOf('=') + 1).trim()] as const));
+    const quota = /^\d+$/.test(parts[0]) ? Number(parts[0]) : params.has('q') ? Number(params.get('q')) : undefined;
+    const w = params.get('w');
+    return { quota, window: w !== undefined && /^\d+$/.test(w) && Number(w) > 0 ? Number(w) : undefined };
+  });
+  const chosen = policies.find((p) => p.quota === limit && p.window !== undefined) ?? policies[0];
+  return chosen?.window;
 }
 
 /** A failure below HTTP: no (complete) response arrived. */

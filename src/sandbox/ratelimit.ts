@@ -37,7 +37,7 @@ export class RateLimiter {
   private readonly allowed = new Map<string, number[]>();
   constructor(
     private readonly limit: RateLimit,
-    private readonly nowMs: () => number = Date.now,
+    private readonly nowMs: () => number = () => Date.now(),
   ) {}
 
   take(key: string): RateDecision {
@@ -52,6 +52,9 @@ export class RateLimiter {
         'X-RateLimit-Limit': String(this.limit.requests),
         'X-RateLimit-Remaining': String(Math.max(0, remaining)),
         'X-RateLimit-Reset': String(Math.ceil(resetMs / 1000)),
+        // The policy in the IETF form (draft-ietf-httpapi-ratelimit-headers): the quota and its window in seconds,
+        // so that a client paces by this window and not by the 60 s it would otherwise assume.
+        'RateLimit-Policy': `${this.limit.requests};w=${this.limit.windowSeconds}`,
       },
     };
   }

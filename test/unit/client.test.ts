@@ -828,6 +828,16 @@ describe('explaining errors', () => {
     });
     expect(parseRateLimit({ 'x-ratelimit-limit': 'many' })).toEqual({});
   });
+
+  it('reads the window of a RateLimit-Policy header (IETF draft: 20;w=10, or "name";q=20;w=10); none without one', () => {
+    const w = (policy: string, limit = '20') => parseRateLimit({ 'x-ratelimit-limit': limit, 'RateLimit-Policy': policy }).windowSeconds;
+    expect(w('20;w=10')).toBe(10);
+    expect(w('"burst";q=20;w=10')).toBe(10);
+    expect(w('100;w=3600, 20;w=10')).toBe(10); // the policy whose quota is the limit
+    expect(w('100;w=3600, 50;w=60')).toBe(3600); // else the first
+    for (const bad of ['20', '20;w=0', '20;w=ten', '20;w=-5', '']) expect(w(bad)).toBeUndefined();
+    expect(parseRateLimit({ 'x-ratelimit-limit': '600' }).windowSeconds).toBeUndefined();
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------------

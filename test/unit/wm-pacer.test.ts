@@ -176,14 +176,21 @@ describe('wm pacing', () => {
    * Issue 13 item 5: `count` requests, up to `concurrency` in flight with `latencyMs` each way, against the sandbox's
    * own limiter (600/60 s, fixed or sliding), starting `offsetMs` into a minute; the service counts on arrival.
    */
-  async function againstSandbox(window: 'fixed' | 'sliding' | 'sliding-announcing-minutes', count: number, offsetMs: number, concurrency = 4, latencyMs = 40) {
+  async function againstSandbox(
+    window: 'fixed' | 'sliding' | 'sliding-announcing-minutes',
+    count: number,
+    offsetMs: number,
+    concurrency = 4,
+    latencyMs = 40,
+    policy: { requests: number; windowSeconds: number; announce: boolean } = { requests: 600, windowSeconds: 60, announce: false },
+  ) {
     const minute = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
     let now = minute + offsetMs;
     // A discrete-event clock: sleepers and answers wake in time order.
     const timers: Array<{ at: number; wake: () => void }> = [];
     const at = (t: number) => new Promise<void>((resolve) => timers.push({ at: t, wake: resolve }));
     const pacer = new Pacer(() => now, (ms) => at(now + ms));
-    const counting = new RateLimiter({ requests: 600, windowSeconds: 60, window: window === 'fixed' ? 'fixed' : 'sliding' }, () => now);
+    const counting = new RateLimiter({ requests: policy.requests, windowSeconds: policy.windowSeconds, window: window === 'fixed' ? 'fixed' : 'sliding' }, () => now);
     // A service that counts in a sliding window but announces the end of the clock's minute as its reset.
     const announcing = new RateLimiter({ requests: 600, windowSeconds: 60, window: 'fixed' }, () => now);
     const limiter = {
@@ -206,6 +213,7 @@ describe('wm pacing', () => {
         if (d.allowed) arrivals.push(now);
         else rejected++;
         const h = Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k.toLowerCase(), v]));
+        if (!policy.announce) delete h['ratelimit-policy'];
         await at(now + latencyMs);
         pacer.observe({ ...h, date: new Date(now - latencyMs).toUTCString() });
         pacer.release();
@@ -226,7 +234,7 @@ describe('wm pacing', () => {
     // The most requests the service let in within any window-length span.
     let most = 0;
     for (let i = 0, j = 0; i < arrivals.length; i++) {
-      while (arrivals[i] - arrivals[j] >= 60_000) j++;
+      while (arrivals[i] - arrivals[j] >= policy.windowSeconds * 1000) j++;
       most = Math.max(most, i - j + 1);
     }
     return { rejected, most, seconds: (now - minute - offsetMs) / 1000 };
@@ -240,6 +248,18 @@ describe('wm pacing', () => {
     // Still the limit's rate: the first 600 at once, then a minute after them 900 more at 10 a second (a service
     // whose announced window ends are not when its budget returns makes the pacer wait for them: slower, no 429).
     if (window !== 'sliding-announcing-minutes') expect(r.seconds).toBeLessThan(60 + 90 + 5);
+  });
+
+  it('paces by the window a RateLimit-Policy header announces (20;w=10, sliding): 60 requests in about 30 s, 0×429; 60 s without it (issue 29 item 5)', async () => {
+    const announced = await againstSandbox('sliding', 60, 0, 1, 40, { requests: 20, windowSeconds: 10, announce: true });
+    expect(announced.rejected).toBe(0);
+    expect(announced.most).toBeLessThanOrEqual(20);
+    expect(announced.seconds).toBeLessThan(45);
+    expect(announced.seconds).toBeGreaterThan(20); // three windows' worth, not a burst
+    // Unannounced, a sliding window cannot be learned: the 60 s of decisions.md §1.5 are kept (slow, still no 429).
+    const silent = await againstSandbox('sliding', 60, 0, 1, 40, { requests: 20, windowSeconds: 10, announce: false });
+    expect(silent.rejected).toBe(0);
+    expect(silent.seconds).toBeGreaterThan(120);
   });
 
   it('tells the progress line when it waits a second or more, and when the wait is over (issue 13 item 4)', async () => {

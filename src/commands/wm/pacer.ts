@@ -19,7 +19,10 @@ import type { Progress } from '../../io/progress.js';
  * consecutive ends; anything else stops the probing.
  */
 
-/** The window the decisions name (600 per 60 s); another one is learned from consecutive `X-RateLimit-Reset`s. */
+/**
+ * The window the decisions name (600 per 60 s). Another one is taken from a `RateLimit-Policy` header (`20;w=10`)
+ * when the service announces one, or else learned from consecutive `X-RateLimit-Reset`s of a fixed window.
+ */
 const WINDOW_MS = LIMITS.rateLimit.windowSeconds * 1000;
 /** Wait a little past the announced reset (the header has whole seconds). */
 const RESET_MARGIN_MS = 50;
@@ -145,6 +148,12 @@ export class Pacer {
     if (!Number.isNaN(stamped)) this.skew = Math.max(this.skew ?? -Infinity, stamped - this.now());
     const first = !this.limit;
     this.limit = r.limit;
+    if (r.windowSeconds !== undefined) {
+      // The service announced its window (RateLimit-Policy): nothing to learn or probe.
+      this.windowMs = r.windowSeconds * 1000;
+      this.windowLearned = true;
+      this.mayProbe = false;
+    }
     const resetAt = r.resetEpochSeconds !== undefined ? r.resetEpochSeconds * 1000 : this.resetAt || this.serverNow() + this.windowMs;
     const wasProbe = this.probeOutstanding;
     this.probeOutstanding = false;
@@ -159,7 +168,7 @@ export class Pacer {
     // and a new window starts nearly full; a sliding window's end creeps on while little remains: not learned.
     // Only a (nearly) full budget is a new fixed window: everything but the requests in flight is back.
     const freshWindow = r.remaining === undefined || r.remaining >= r.limit - Math.max(1, this.inFlight);
-    if (first) this.mayProbe = resetAt - this.serverNow() < this.windowMs / 10;
+    if (first) this.mayProbe = !this.windowLearned && resetAt - this.serverNow() < this.windowMs / 10;
     else if (wasProbe && newWindow && !freshWindow) this.mayProbe = false;
     this.probe = false;
     if (newWindow && this.announcedReset > 0 && freshWindow) {
