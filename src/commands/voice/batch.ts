@@ -1,8 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { ApiClient } from '../../client/client.js';
-import { explainError } from '../../client/errors.js';
+import { ApiError, explainError } from '../../client/errors.js';
+import { writeFileAtomic } from '../../io/atomic-file.js';
+import { cannotWrite, makeDirectory } from '../../io/fs-errors.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { paint, truncate } from '../../io/text.js';
 import { readHead, sniffAudio } from '../../audio/sniff.js';
@@ -12,7 +14,7 @@ import type { Context } from '../types.js';
 import { pool } from '../../pool.js';
 import type * as cmd from './index.js';
 import { interactive, resumeCommand, submitFile, waitWithResumeHint, type JobEvents, type JobRequest } from './flow.js';
-import { jobWorkspace } from './job.js';
+import { deleteJob, getJob, jobWorkspace, type VoiceJob } from './job.js';
 import { shellWord, takeWaitTimeout } from './options.js';
 import { COMPLETE_MARKER, fetchResults, writeResults } from './output.js';
 import { preflight, type AudioFile } from './preflight.js';
@@ -70,6 +72,70 @@ function outputDirs(files: string[], out: string): string[] {
   return names.map((n) => join(out, n));
 }
 
+/**
+ * The job of each file, recorded in DIR/<name>/JOB_RECORD once the job exists and before a byte is uploaded, so
+ * that running the same command again after Ctrl-C (or a crash) waits for that job instead of uploading the file
+ * as a new one (twice the processing, and the quota, on the service). Removed once the results are written.
+ */
+export const JOB_RECORD = '.notevox-job.json';
+
+interface JobRecord {
+  jobId: string;
+  /** The recording the job was made for, as it was then: another file under the same name gets a new job. */
+  file: string;
+  size: number;
+  mtimeMs: number;
+}
+
+function readRecord(outDir: string): JobRecord | undefined {
+  try {
+    const r = JSON.parse(readFileSync(join(outDir, JOB_RECORD), 'utf8')) as Partial<JobRecord>;
+    return typeof r.jobId === 'string' && typeof r.size === 'number' && typeof r.mtimeMs === 'number' ? (r as JobRecord) : undefined;
+  } catch {
+    return undefined; // none, or unreadable: a new job
+  }
+}
+
+function writeRecord(item: Item, jobId: string): void {
+  const file = item.file!;
+  const path = join(item.outDir, JOB_RECORD);
+  try {
+    makeDirectory(item.outDir, 0o777);
+    writeFileAtomic(path, JSON.stringify({ jobId, file: item.input, size: file.size, mtimeMs: file.mtimeMs } satisfies JobRecord) + '\n');
+  } catch (e) {
+    throw cannotWrite(path, e, 'The job is recorded there before its upload, so that running the command again resumes it: make --out writable.');
+  }
+}
+
+const removeRecord = (item: Item) => rmSync(join(item.outDir, JOB_RECORD), { force: true });
+
+/**
+ * The job an earlier run recorded for this file, when waiting for it is right: it exists, is not FAILED and was
+ * uploaded (a CREATED job never got its file: it is deleted, and the file uploaded again). Undefined: a new job.
+ */
+async function earlierJob(ctx: Context, client: ApiClient, item: Item, view: BatchView): Promise<VoiceJob | undefined> {
+  const record = readRecord(item.outDir);
+  if (!record) return undefined;
+  const file = item.file!;
+  if (record.size !== file.size || record.mtimeMs !== file.mtimeMs) {
+    view.say(`${basename(item.input)}: changed since job ${record.jobId} was made for it; uploading it as a new job.`);
+    return undefined;
+  }
+  let job: VoiceJob;
+  try {
+    job = await getJob(client, record.jobId);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return undefined; // gone (deleted, or expired)
+    throw e;
+  }
+  if (job.status === 'FAILED') return undefined;
+  if (job.status === 'CREATED') {
+    await deleteJob(client, job.id).catch(() => undefined); // never started; it would expire anyway
+    return undefined;
+  }
+  return job;
+}
+
 /** One status line per file: redrawn in place on a terminal, printed when its phase changes otherwise. */
 class BatchView {
   private readonly lines: string[];
@@ -92,6 +158,18 @@ class BatchView {
       this.timer = setInterval(() => this.draw(), 150);
       this.timer.unref();
     }
+  }
+
+  /**
+   * A message about the batch (the command that resumes a job, …). On a terminal it goes above the status lines,
+   * which are drawn again below it: the next redraw moves up over its own lines only, never over a message.
+   */
+  say(line: string): void {
+    if (!this.live) return this.ctx.io.info(line);
+    const up = this.drawn ? `\u001b[${this.drawn}A\r\u001b[J` : '';
+    this.drawn = 0;
+    this.ctx.io.err(`${up}${line}\n`);
+    this.draw();
   }
 
   /** `phase` names the step (a line is printed when it changes); `detail` adds what a live line shows. */
@@ -128,6 +206,7 @@ async function processItem(ctx: Context, client: ApiClient, item: Item, req: Job
   const events: JobEvents = {
     created: (id) => {
       item.jobId = id;
+      writeRecord(item, id); // before the upload: a rerun finds the job whatever happens from here
       view.update(item, 'uploading', '0%');
     },
     upload: {
@@ -138,16 +217,25 @@ async function processItem(ctx: Context, client: ApiClient, item: Item, req: Job
     uploaded: (job) => view.update(item, job.status),
     // the final status is shown with its outcome below
     status: (job, elapsedMs) => (job.status === 'COMPLETED' || job.status === 'FAILED' ? undefined : view.update(item, job.status, seconds(elapsedMs))),
-    deleted: () => view.update(item, 'upload incomplete: job deleted'),
+    deleted: () => {
+      removeRecord(item);
+      view.update(item, 'upload incomplete: job deleted');
+    },
   };
   try {
-    const job = await submitFile(ctx, client, file, req, events);
-    const done = await waitWithResumeHint(ctx, client, job.id, { timeoutMs, resume: resumeCommand(job.id, ` --out ${shellWord(item.outDir)}`), onStatus: events.status });
+    let job = await earlierJob(ctx, client, item, view);
+    if (job) {
+      item.jobId = job.id;
+      view.update(item, `resuming job ${job.id}: ${job.status}`);
+    } else job = await submitFile(ctx, client, file, req, events);
+    const resume = resumeCommand(job.id, ` --out ${shellWord(item.outDir)}`);
+    const done = await waitWithResumeHint(ctx, client, job.id, { timeoutMs, resume, onStatus: events.status, say: (line) => view.say(line) });
     item.durationSeconds = done.durationSeconds;
     if (done.status === 'FAILED') {
       Object.assign(item, { outcome: 'FAILED', note: done.errorMessage ?? 'no reason given', exitCode: EXIT.JOB_FAILED });
     } else {
       await writeResults(item.outDir, await fetchResults(client, done, { summary: true }));
+      removeRecord(item);
       item.outcome = 'COMPLETED';
     }
   } catch (e) {
@@ -182,6 +270,11 @@ export async function transcribe(ctx: Context, paths: string[], flags: Transcrib
   const todo = items.filter((i) => i.file && i.outcome === 'queued');
   const view = new BatchView(ctx, items);
   for (const item of items) if (item.outcome !== 'queued') view.update(item, item.outcome === 'SKIPPED' ? 'skipped: results already there' : `ERROR: ${item.note}`);
+  // Registered first, so said last on Ctrl-C (after each job's own line).
+  const unregister = ctx.onInterrupt(() => {
+    if (items.some((i) => i.jobId && i.outcome === 'queued'))
+      view.say('Or run the same command again: it waits for the jobs already uploaded and uploads only the files that have none.');
+  });
   try {
     if (todo.length) {
       const client = await ctx.client();
@@ -189,6 +282,7 @@ export async function transcribe(ctx: Context, paths: string[], flags: Transcrib
       await pool(todo, concurrency, (item) => processItem(ctx, client, item, req, timeoutMs, view));
     }
   } finally {
+    unregister();
     view.end();
   }
 

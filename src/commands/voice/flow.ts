@@ -11,6 +11,7 @@ import type { AudioFile } from './preflight.js';
  */
 
 export interface JobEvents {
+  /** The job exists and nothing is uploaded yet; a throw here deletes the job and fails the file. */
   created(id: string): void;
   upload: UploadReporter & { done(): void };
   uploaded(job: VoiceJob): void;
@@ -30,7 +31,6 @@ export const resumeCommand = (id: string, extra = '') => `notevox voice wait ${i
 /** Create, upload and complete; returns the job as upload-complete left it (UPLOADED or later). */
 export async function submitFile(ctx: Context, client: ApiClient, file: AudioFile, req: JobRequest, ev: JobEvents): Promise<VoiceJob> {
   const created = await createJob(client, req);
-  ev.created(created.id);
   const discard = once(async () => {
     try {
       await deleteJob(client, created.id);
@@ -44,6 +44,7 @@ export async function submitFile(ctx: Context, client: ApiClient, file: AudioFil
   const onAbort = () => void discard();
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   try {
+    ev.created(created.id);
     await uploadWithRetries(ctx, client, created.uploadUri, file, ev.upload);
     ev.upload.done();
     const job = await completeUpload(client, created.id);
@@ -63,9 +64,10 @@ export async function waitWithResumeHint(
   ctx: Context,
   client: ApiClient,
   id: string,
-  o: { timeoutMs: number; resume: string; onStatus: JobEvents['status'] },
+  o: { timeoutMs: number; resume: string; onStatus: JobEvents['status']; say?: (line: string) => void },
 ): Promise<VoiceJob> {
-  const hint = once(() => ctx.io.info(`Job ${id} keeps running on the service. Resume with: ${o.resume}`));
+  const say = o.say ?? ((line: string) => ctx.io.info(line));
+  const hint = once(() => say(`Job ${id} keeps running on the service. Resume with: ${o.resume}`));
   const unregister = ctx.onInterrupt(hint);
   try {
     return await waitForJob(ctx, client, id, { timeoutMs: o.timeoutMs, onStatus: o.onStatus, resume: o.resume });

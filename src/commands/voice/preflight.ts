@@ -13,6 +13,8 @@ export interface AudioFile extends SniffedAudio {
   path: string;
   name: string;
   size: number;
+  /** Its modification time when checked (a batch's job record tells the same recording from another by it). */
+  mtimeMs: number;
   /** Undefined when the header does not tell it cheaply (the service then decides). */
   durationSeconds?: number;
 }
@@ -37,7 +39,7 @@ export async function preflight(path: string): Promise<AudioFile> {
   const durationSeconds = await headerDuration(path, sniffed, st.size);
   if (durationSeconds !== undefined && durationSeconds > LIMITS.audioMaxSeconds)
     throw new UsageError(`${path} is ${formatHours(durationSeconds)} long; voice file jobs take at most ${LIMITS.audioMaxSeconds / 3600} hours`, 'Split the recording into parts.');
-  return { ...sniffed, path, name: basename(path), size: st.size, durationSeconds };
+  return { ...sniffed, path, name: basename(path), size: st.size, mtimeMs: st.mtimeMs, durationSeconds };
 }
 
 /** Extensions music-metadata picks its parser by; a file whose name says otherwise is parsed by its content instead. */
