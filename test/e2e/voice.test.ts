@@ -218,6 +218,8 @@ describe('voice transcribe: Ctrl-C, then the same command again', () => {
  * What a terminal shows at the end of `text`: the lines after carriage returns, line feeds, cursor-up (CSI n A),
  * erase-line (CSI 2K) and erase-below (CSI J) have done their work; other escape sequences are dropped.
  */
+const CSI = new RegExp(String.raw`^\u001b\[([0-9;?]*)([A-Za-z])`);
+
 function terminalScreen(text: string): string[] {
   const lines: string[] = [''];
   let row = 0;
@@ -226,7 +228,7 @@ function terminalScreen(text: string): string[] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '\u001b' && text[i + 1] === '[') {
-      const m = /^\u001b\[([0-9;?]*)([A-Za-z])/.exec(text.slice(i));
+      const m = CSI.exec(text.slice(i));
       if (!m) continue;
       i += m[0].length - 1;
       const n = Number(m[1] || '1');
