@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -337,6 +337,53 @@ describe('voice transcribe', () => {
     expect(again.exitCode).toBe(9);
     const second = Object.fromEntries(JSON.parse(again.stdout).map((row: any) => [row.file.split('/').pop(), row.status]));
     expect(second).toEqual({ 'broken.wav': 'FAILED', 'retro.wav': 'SKIPPED', 'standup.wav': 'SKIPPED' });
+  });
+});
+
+describe('voice transcribe: the job recorded before the upload (issue 25 item 6)', () => {
+  const jobCount = () => sb.db.get<{ n: number }>('SELECT count(*) AS n FROM voice_jobs')!.n;
+  const record = (outDir: string, jobId: string, wav: string, o: { size?: number } = {}) => {
+    const st = statSync(wav);
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(join(outDir, '.notevox-job.json'), JSON.stringify({ jobId, file: wav, size: o.size ?? st.size, mtimeMs: st.mtimeMs }));
+  };
+
+  it('waits for a recorded job instead of uploading again; a new job only when it is gone or the file changed', async () => {
+    const inbox = join(dir, 'recorded');
+    mkdirSync(inbox);
+    const wav = join(inbox, 'kept.wav');
+    writeSpeechLikeWav(wav);
+    const out = join(dir, 'recorded-out');
+    // A job uploaded by an earlier run that was stopped while waiting.
+    const up = await cli(['voice', 'upload', wav, '--no-wait']);
+    expect(up.exitCode, up.stderr).toBe(0);
+    const earlier = up.stdout.trim();
+    record(join(out, 'kept'), earlier, wav);
+    const before = jobCount();
+    const r = await cli(['voice', 'transcribe', inbox, '--out', out, '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)[0]).toMatchObject({ job: earlier, status: 'COMPLETED' });
+    expect(r.stderr).toContain(`kept.wav: resuming job ${earlier}`);
+    expect(jobCount()).toBe(before);
+    expect(existsSync(join(out, 'kept', '.notevox-job.json'))).toBe(false);
+
+    // Gone (deleted on the service): uploaded again as a new job.
+    rmSync(join(out, 'kept'), { recursive: true });
+    expect((await cli(['voice', 'delete', earlier])).exitCode).toBe(0);
+    record(join(out, 'kept'), earlier, wav);
+    const gone = await cli(['voice', 'transcribe', inbox, '--out', out, '--json']);
+    expect(gone.exitCode, gone.stderr).toBe(0);
+    expect(JSON.parse(gone.stdout)[0].job).not.toBe(earlier);
+    expect(jobCount()).toBe(before + 1);
+
+    // Another recording under the same name (size differs): a new job, said so.
+    rmSync(join(out, 'kept'), { recursive: true });
+    const up2 = await cli(['voice', 'upload', wav, '--no-wait']);
+    record(join(out, 'kept'), up2.stdout.trim(), wav, { size: 12 });
+    const changed = await cli(['voice', 'transcribe', inbox, '--out', out, '--json']);
+    expect(changed.exitCode, changed.stderr).toBe(0);
+    expect(changed.stderr).toContain(`changed since job ${up2.stdout.trim()} was made for it; uploading it as a new job`);
+    expect(JSON.parse(changed.stdout)[0].job).not.toBe(up2.stdout.trim());
   });
 });
 
