@@ -66,10 +66,10 @@ __notevox_options() {
     'wm add ') __notevox_r='--scope --sub --workspace' ;;
     'wm export ') __notevox_r='--out --scope --workspace' ;;
     'wm get ') __notevox_r='--scope --workspace' ;;
-    'wm import ') __notevox_r='--batch-size --columns --concurrency --dry-run --header --rejects --restart --scope --skip-invalid --workspace' ;;
+    'wm import ') __notevox_r='--batch-size --columns --concurrency --delimiter --dry-run --header --rejects --restart --scope --skip-invalid --workspace' ;;
     'wm list ') __notevox_r='--all --cursor --limit --scope --workspace' ;;
     'wm rm ') __notevox_r='--scope --workspace -y --yes' ;;
-    'wm sync ') __notevox_r='--columns --concurrency --dry-run --header --prune --rejects --scope --skip-invalid --workspace -y --yes' ;;
+    'wm sync ') __notevox_r='--columns --concurrency --delimiter --dry-run --header --prune --rejects --scope --skip-invalid --workspace -y --yes' ;;
     'wm update ') __notevox_r='--clear-sub --entry --scope --sub --workspace' ;;
     'workspaces delete ') __notevox_r='-y --yes' ;;
     'workspaces quota ') __notevox_r='--minutes --unlimited' ;;
@@ -196,6 +196,7 @@ __notevox_value() {
     'wm import '*'|--batch-size') ;;
     'wm import '*'|--columns') ;;
     'wm import '*'|--concurrency') ;;
+    'wm import '*'|--delimiter') ;;
     'wm import '*'|--rejects') ;;
     'wm import '*'|--scope') __notevox_r='org user workspace' ;;
     'wm import '*'|--workspace') ;;
@@ -207,6 +208,7 @@ __notevox_value() {
     'wm rm '*'|--workspace') ;;
     'wm sync '*'|--columns') ;;
     'wm sync '*'|--concurrency') ;;
+    'wm sync '*'|--delimiter') ;;
     'wm sync '*'|--rejects') ;;
     'wm sync '*'|--scope') __notevox_r='org user workspace' ;;
     'wm sync '*'|--workspace') ;;
