@@ -639,6 +639,8 @@ describe('rate limiting', () => {
         const r = await sb.call('GET', '/v1/external/auth/me', { key: K.admin });
         expect(r.status).toBe(200);
         expect(r.headers.get('x-ratelimit-limit')).toBe('3');
+        // The policy in the IETF form: the quota and the window in seconds (issue 29 item 5).
+        expect(r.headers.get('ratelimit-policy')).toBe('3;w=60');
         expect(Number(r.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000 - 1);
         remaining.push(r.headers.get('x-ratelimit-remaining')!);
       }
