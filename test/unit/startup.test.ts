@@ -112,7 +112,23 @@ describe('what `notes get` loads besides Node itself (the built CLI, stdio as pi
     const dir = mkdtempSync(join(tmpdir(), 'notevox-startup-'));
     const preload = join(dir, 'loaded.cjs');
     writeFileSync(preload, "process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'));");
-    const note = { guid: 'ntStartupTest', title: 'start-up', createdAt: '2026-01-01T00:00:00Z' };
+    // A whole note: the answer of a read is checked against the contract too (issue 25 item 10).
+    const note = {
+      guid: 'ntStartupTest',
+      title: 'start-up',
+      createdAt: '2026-01-01T00:00:00Z',
+      updatedAt: '2026-01-01T00:00:00Z',
+      sourceType: 'text',
+      recordingStartAt: null,
+      recordingEndAt: null,
+      recordingDurationSeconds: 0,
+      transcribeLocale: null,
+      translateLocale: null,
+      webUrl: 'https://notes.example/ntStartupTest',
+      collaborators: [],
+      participants: [],
+      workspaceGuid: null,
+    };
     const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(note)));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
