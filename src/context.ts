@@ -79,6 +79,9 @@ function flagOrSetting(store: ConfigStore, flag: string, value: string | undefin
  * on the first answer. Left out: the answers a command reads tolerantly on purpose (TOLERANT_READS).
  */
 export async function checkAnswer(ep: Endpoint, data: unknown): Promise<void> {
+  // The service's endpoints (under /v1/, documented in docs/openapi.json); another document's (the sandbox's
+  // control API) is checked by its own callers.
+  if (!ep.path.startsWith('/v1/')) return;
   if (TOLERANT_READS.has(ep.id) && typeof data === 'object' && data !== null) return;
   (await import('./contract/answers.js')).assertAnswer(ep, data);
 }
