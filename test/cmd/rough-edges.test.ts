@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandSandbox, runCommand } from '../helpers/run-command.js';
+
+/**
+ * Issue 29 item 3: the messages a new user met on a first walk through the CLI. Each test runs the real program in
+ * this process and reads what a user reads: the exit code and stderr.
+ */
+
+type Box = Awaited<ReturnType<typeof commandSandbox>>;
+let sb: Box;
+beforeAll(async () => {
+  sb = await commandSandbox();
+});
+afterAll(() => sb?.close());
+
+describe('unknown commands', () => {
+  it('`folders tree` points at `folders list --tree`, not at a similar name', async () => {
+    const r = await runCommand(['folders', 'tree']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("unknown command 'tree' for 'notevox folders'");
+    expect(r.stderr).toContain('notevox folders list --tree');
+    expect(r.stderr).not.toContain('create');
+  });
+  it('a mistyped sub-command still gets "Did you mean"', async () => {
+    const r = await runCommand(['folders', 'lst']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('Did you mean list?');
+  });
+  it('`notevox nosuch --help` names the unknown command and exits 2 (not the root help, not 0)', async () => {
+    for (const argv of [['nosuch', '--help'], ['nosuch', '-h'], ['notes', 'nosuch', '--help']]) {
+      const r = await runCommand(argv);
+      expect(r.exitCode, argv.join(' ')).toBe(2);
+      expect(r.stderr).toContain("unknown command 'nosuch'");
+      expect(r.stdout).toBe('');
+    }
+    const near = await runCommand(['note', '--help']);
+    expect(near.stderr).toContain('Did you mean notes?');
+    const ok = await runCommand(['notes', 'list', '--help']);
+    expect(ok.exitCode).toBe(0);
+    expect(ok.stdout).toContain('Usage: notevox notes list');
+  });
+});
+
+describe('did you mean, for values', () => {
+  it('a mistyped event type', async () => {
+    const r = await runCommand(['sandbox', 'events', '--type', 'note.endd'], { sandbox: sb });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('Did you mean note.ended?');
+    const t = await runCommand(['sandbox', 'trigger', 'note.endd'], { sandbox: sb });
+    expect(t.exitCode).toBe(2);
+    expect(t.stderr).toContain('Did you mean note.ended?');
+  });
+  it('a mistyped setting or setting value', async () => {
+    const v = await runCommand(['config', 'set', 'output', 'jsno']);
+    expect(v.exitCode).toBe(2);
+    expect(v.stderr).toContain('Did you mean json?');
+    const k = await runCommand(['config', 'set', 'outptu', 'json']);
+    expect(k.exitCode).toBe(2);
+    expect(k.stderr).toContain('Did you mean output?');
+    const o = await runCommand(['notes', 'list', '-o', 'jsno']);
+    expect(o.exitCode).toBe(2);
+    expect(o.stderr).toContain('Did you mean json?');
+  });
+});
+
+describe('sandbox events --since', () => {
+  it('is checked before any request: exit 2 naming the flag', async () => {
+    const r = await runCommand(['sandbox', 'events', '--since', 'bogus'], { sandbox: sb });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--since "bogus"');
+    const bad = await runCommand(['sandbox', 'events', '--since', 'evt_short'], { sandbox: sb });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('is not an event id');
+    const ok = await runCommand(['sandbox', 'events', '--since', '2020-01-01', '--json'], { sandbox: sb });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+  });
+});
