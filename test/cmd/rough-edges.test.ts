@@ -75,3 +75,14 @@ describe('sandbox events --since', () => {
     expect(ok.exitCode, ok.stderr).toBe(0);
   });
 });
+
+describe('group help (issue 29 item 4)', () => {
+  it('shows examples of its commands', async () => {
+    for (const group of [['notes'], ['wm'], ['sandbox'], ['notes', 'documents'], ['sandbox', 'live-note']]) {
+      const r = await runCommand([...group, '--help']);
+      expect(r.exitCode).toBe(0);
+      const examples = r.stdout.slice(r.stdout.indexOf('\nExamples:\n'));
+      expect(examples, group.join(' ')).toMatch(new RegExp(`\\n  \\$ notevox ${group.join(' ')} \\S`));
+    }
+  });
+});
