@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandSandbox, runCommand } from '../helpers/run-command.js';
+import { DEMO_KEYS } from '../../src/sandbox/demo-seed.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { expectNoSecrets, K } from '../helpers/expect.js';
+import { commandSandbox, runCommand, SANDBOX_URL } from '../helpers/run-command.js';
 
 /**
  * Issue 29 item 3: the messages a new user met on a first walk through the CLI. Each test runs the real program in
@@ -83,6 +86,75 @@ describe('group help (issue 29 item 4)', () => {
       expect(r.exitCode).toBe(0);
       const examples = r.stdout.slice(r.stdout.indexOf('\nExamples:\n'));
       expect(examples, group.join(' ')).toMatch(new RegExp(`\\n  \\$ notevox ${group.join(' ')} \\S`));
+    }
+  });
+});
+
+describe('auth messages', () => {
+  const wrong = `${DEMO_KEYS.admin.id}.wrongsecretwrongsecret`;
+  it('`auth status --profile nosuch` says there is no such profile and lists the ones there are', async () => {
+    const cfg = tempConfigDir();
+    try {
+      const login = await runCommand(['auth', 'login', '--with-key', '--base-url', SANDBOX_URL, '--profile', 'sandbox'], { sandbox: sb, configDir: cfg.dir, stdin: K.admin });
+      expect(login.exitCode, login.stderr).toBe(0);
+      const r = await runCommand(['auth', 'status', '--profile', 'sandbx'], { sandbox: sb, configDir: cfg.dir, env: { NOTEVOX_BASE_URL: undefined } });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain('no such profile "sandbx" (--profile)');
+      expect(r.stderr).toContain('Did you mean sandbox?');
+      expect(r.stderr).toContain('Profiles: sandbox');
+      expect(r.stderr).not.toContain('no API key');
+      const env = await runCommand(['auth', 'status'], { sandbox: sb, configDir: cfg.dir, env: { NOTEVOX_PROFILE: 'nosuch', NOTEVOX_BASE_URL: undefined } });
+      expect(env.exitCode).toBe(2);
+      expect(env.stderr).toContain('no such profile "nosuch" (NOTEVOX_PROFILE)');
+    } finally {
+      cfg.cleanup();
+    }
+  });
+
+  it('logging out of the current profile says how to switch to another', async () => {
+    const cfg = tempConfigDir();
+    try {
+      for (const profile of ['ci', 'sandbox'])
+        expect((await runCommand(['auth', 'login', '--with-key', '--base-url', SANDBOX_URL, '--profile', profile], { sandbox: sb, configDir: cfg.dir, stdin: K.admin })).exitCode).toBe(0);
+      const r = await runCommand(['auth', 'logout'], { sandbox: sb, configDir: cfg.dir });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toContain('Removed the stored key of profile "sandbox"');
+      expect(r.stderr).toContain('`notevox auth switch ci`');
+      expect(r.stderr).toContain('notevox auth login --profile sandbox');
+      const other = await runCommand(['auth', 'logout', '--profile', 'ci'], { sandbox: sb, configDir: cfg.dir });
+      expect(other.stderr).not.toContain('auth switch');
+    } finally {
+      cfg.cleanup();
+    }
+  });
+
+  it('a mistyped key at the interactive login is asked for again, a bounded number of times', async () => {
+    const cfg = tempConfigDir();
+    try {
+      const again = await runCommand(['auth', 'login', '--base-url', SANDBOX_URL, '--profile', 'typed'], {
+        sandbox: sb,
+        configDir: cfg.dir,
+        tty: true,
+        prompts: [
+          { kind: 'password', message: 'key', answer: 'not a key' },
+          { kind: 'password', message: 'key', answer: wrong },
+          { kind: 'password', message: 'key', answer: K.member },
+        ],
+      });
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(again.stderr).toContain('Try again (2 tries left)');
+      expect(again.stderr).toContain('Try again (1 try left)');
+      expect(again.stderr).toContain('Logged in');
+      const give = await runCommand(['auth', 'login', '--base-url', SANDBOX_URL, '--profile', 'never'], {
+        sandbox: sb,
+        configDir: cfg.dir,
+        tty: true,
+        prompts: [1, 2, 3].map(() => ({ kind: 'password' as const, message: 'key', answer: wrong })),
+      });
+      expect(give.exitCode).toBe(3);
+      expectNoSecrets(give.stdout, give.stderr);
+    } finally {
+      cfg.cleanup();
     }
   });
 });
