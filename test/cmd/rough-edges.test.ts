@@ -158,3 +158,18 @@ describe('auth messages', () => {
     }
   });
 });
+
+describe('sandbox events on a terminal', () => {
+  it('never cuts an event id, so it can be copied into --since (120 columns and narrower)', async () => {
+    for (let i = 0; i < 2; i++) expect((await runCommand(['sandbox', 'trigger', 'note.ended', '--note', 'nt1LaunchPlan'], { sandbox: sb })).exitCode).toBe(0);
+    const ids = (JSON.parse((await runCommand(['sandbox', 'events', '--json'], { sandbox: sb })).stdout) as Array<{ id: string }>).map((e) => e.id);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    for (const columns of [120, 80]) {
+      const r = await runCommand(['sandbox', 'events'], { sandbox: sb, tty: true, columns });
+      expect(r.exitCode, r.stderr).toBe(0);
+      for (const id of ids) expect(r.stdout, `${columns} columns`).toContain(id);
+    }
+    const since = await runCommand(['sandbox', 'events', '--since', ids[0], '--json'], { sandbox: sb });
+    expect(since.exitCode, since.stderr).toBe(0);
+  });
+});

@@ -74,7 +74,8 @@ function deliverySummary(d: Delivery): string {
 
 const EVENT_COLUMNS: Column[] = [
   { key: 'createdAt', header: 'TIME', kind: 'time' },
-  { key: 'id', header: 'ID' },
+  // Copied into --since: never cut, whatever the terminal's width.
+  { key: 'id', header: 'ID', whole: true },
   { key: 'type', header: 'TYPE' },
   { key: 'resource', header: 'RESOURCE', get: (e) => `${(e as LoggedEvent).resourceType} ${(e as LoggedEvent).resourceId}` },
   { key: 'deliveries', header: 'DELIVERIES', get: (e) => (e as LoggedEvent).deliveries.map(deliverySummary).join('; ') || '-' },
