@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { registerCommands } from './commands/index.js';
+import { acceptsOutput } from './completion/values.js';
 import { createRegistry, type ContextFactory } from './commands/registry.js';
 import { examples, examplesOf, insteadOfWord } from './commands/shared.js';
 import { EXIT, EXIT_CODE_DOCS, UsageError } from './errors.js';
@@ -109,6 +110,7 @@ Examples:
 Docs: docs/ in the repository and in the installed package (where that is:
 notevox --version --verbose). Exit codes: notevox help exit-codes.`,
   );
+  acceptsOutput(program, OUTPUT_FORMATS);
   const registry = createRegistry({ context: o.context ?? noContext, wants: o.wants, wholeProgram: () => buildProgram({ context: o.context }).program });
   registerCommands(program, registry);
   forEachGroup(program, (group) => {
