@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pickSummary } from '../../src/commands/notes/summaries.js';
 import { DEMO_KEYS } from '../../src/sandbox/demo-seed.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { expectNoSecrets, K } from '../helpers/expect.js';
@@ -171,5 +172,24 @@ describe('sandbox events on a terminal', () => {
     }
     const since = await runCommand(['sandbox', 'events', '--since', ids[0], '--json'], { sandbox: sb });
     expect(since.exitCode, since.stderr).toBe(0);
+  });
+});
+
+describe('notes export', () => {
+  it('of an English note takes the English summary, not a newer translated one', async () => {
+    const r = await runCommand(['notes', 'export', 'nt1LaunchPlan'], { sandbox: sb, key: 'admin' });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain('The team set the Q1 launch scope');
+    expect(r.stdout).not.toContain('요약');
+  });
+  it('picks the note’s locale, then its language, then the newest of any', () => {
+    const s = (id: number, locale: string, createdAt: string) => ({ id, locale, createdAt });
+    const all = [s(1, 'en_US', '2026-01-01T00:00:00Z'), s(2, 'ko_KR', '2026-01-02T00:00:00Z'), s(3, 'en_GB', '2026-01-03T00:00:00Z')];
+    expect(pickSummary(all, 'en_US')?.id).toBe(1);
+    expect(pickSummary(all, 'en_AU')?.id).toBe(3);
+    expect(pickSummary(all, 'ko_KR')?.id).toBe(2);
+    expect(pickSummary(all, 'de_DE')?.id).toBe(3);
+    expect(pickSummary(all, null)?.id).toBe(3);
+    expect(pickSummary([], 'en_US')).toBeUndefined();
   });
 });
