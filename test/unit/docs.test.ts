@@ -5,6 +5,7 @@ import { examplesOf } from '../../src/commands/shared.js';
 import { EVENT_SCHEMAS } from '../../src/contract/event-schemas.js';
 import { EVENT_TYPES } from '../../src/contract/events.js';
 import { openApiText } from '../../src/contract/openapi.js';
+import { controlOpenApiText } from '../../src/contract/control-openapi.js';
 import { exampleEnvelope, renderCommandsDoc, renderEndpointsDoc, renderEventsDoc } from '../../src/docs.js';
 
 const read = (p: string) => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
@@ -18,6 +19,9 @@ describe('generated docs', () => {
   });
   it('docs/openapi.json matches the contract (run npm run docs when this fails)', () => {
     expect(read('docs/openapi.json')).toBe(openApiText());
+  });
+  it('docs/sandbox-control.openapi.json matches the control API of the contract (run npm run docs when this fails)', () => {
+    expect(read('docs/sandbox-control.openapi.json')).toBe(controlOpenApiText());
   });
   it('docs/events.md lists the event types of the contract (run npm run docs when this fails)', () => {
     const doc = read('docs/events.md');
