@@ -99,13 +99,13 @@ describe('auth messages', () => {
       const login = await runCommand(['auth', 'login', '--with-key', '--base-url', SANDBOX_URL, '--profile', 'sandbox'], { sandbox: sb, configDir: cfg.dir, stdin: K.admin });
       expect(login.exitCode, login.stderr).toBe(0);
       const r = await runCommand(['auth', 'status', '--profile', 'sandbx'], { sandbox: sb, configDir: cfg.dir, env: { NOTEVOX_BASE_URL: undefined } });
-      expect(r.exitCode).toBe(2);
+      expect(r.exitCode).toBe(3);
       expect(r.stderr).toContain('no such profile "sandbx" (--profile)');
       expect(r.stderr).toContain('Did you mean sandbox?');
-      expect(r.stderr).toContain('Profiles: sandbox');
+      expect(r.stderr).toContain('Known profiles: sandbox');
       expect(r.stderr).not.toContain('no API key');
       const env = await runCommand(['auth', 'status'], { sandbox: sb, configDir: cfg.dir, env: { NOTEVOX_PROFILE: 'nosuch', NOTEVOX_BASE_URL: undefined } });
-      expect(env.exitCode).toBe(2);
+      expect(env.exitCode).toBe(3);
       expect(env.stderr).toContain('no such profile "nosuch" (NOTEVOX_PROFILE)');
     } finally {
       cfg.cleanup();

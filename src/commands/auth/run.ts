@@ -9,8 +9,8 @@ import { checkProfileName } from '../../config/store.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { Column } from '../../io/render.js';
 import { redactValue } from '../../io/values.js';
-import { didYouMean } from '../../suggest.js';
 import { printList, printObject } from '../list.js';
+import { notLoggedInError } from '../../context.js';
 import { keyIdentity } from '../resolve.js';
 import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
@@ -179,21 +179,8 @@ const SOURCE_NAMES = { flag: '--base-url', env: 'NOTEVOX_BASE_URL', profile: 'pr
 export async function status(ctx: Context): Promise<void> {
   const creds = await ctx.credentials();
   const how = creds.profileSource === 'flag' ? ' (--profile)' : creds.profileSource === 'env' ? ' (NOTEVOX_PROFILE)' : '';
-  if (creds.profileSource === 'flag' || creds.profileSource === 'env') {
-    const store = await ctx.config();
-    if (store.getProfile(creds.profile) === undefined) {
-      const known = store.listProfiles().map((p) => p.name);
-      const problem = `no such profile "${creds.profile}"${how}`;
-      if (!creds.apiKey) throw new UsageError(problem, knownProfilesHint(creds.profile, known));
-      ctx.io.warn(`${problem}; showing the key of ${creds.apiKeySource?.kind === 'env' ? creds.apiKeySource.name : 'the environment'}.`);
-    }
-  }
-  if (!creds.apiKey) {
-    throw new CliError(`not logged in: no API key for profile "${creds.profile}"${how}`, {
-      exitCode: EXIT.UNAUTHENTICATED,
-      hint: 'Run `notevox auth login` or set NOTEVOX_API_KEY.',
-    });
-  }
+  // The same error as any command's without a key: a profile that does not exist is named as such, with the ones there are.
+  if (!creds.apiKey) throw notLoggedInError(creds, await ctx.config());
   const source = creds.apiKeySource?.kind === 'env' ? `environment variable ${creds.apiKeySource.name}` : `profile "${creds.profile}"${how}`;
   const stored = (await ctx.config()).getProfile(creds.profile);
   if (creds.envOverridesProfile) ctx.io.warn(`NOTEVOX_API_KEY overrides the key stored in profile "${creds.profile}".`);
@@ -246,14 +233,6 @@ async function boundWorkspaceName(client: Awaited<ReturnType<Context['client']>>
     if (e instanceof ApiError) return null;
     throw e;
   }
-}
-
-/** Which profiles there are (and the nearest to `name`), and how to make `name`. */
-function knownProfilesHint(name: string, known: string[]): string {
-  const create = `\`notevox auth login --profile ${name}\` creates it.`;
-  if (!known.length) return `There are no profiles yet; ${create}`;
-  const near = didYouMean(name, known);
-  return `${near ? `${near} ` : ''}Profiles: ${known.join(', ')} (\`notevox profile list\`); ${create}`;
 }
 
 export async function logout(ctx: Context): Promise<void> {
