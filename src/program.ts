@@ -134,7 +134,10 @@ notevox --version --verbose). Exit codes: notevox help exit-codes.`,
         let cmd: Command<any, any, any> = program;
         for (const w of words) {
           const sub = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
-          if (!sub) throw new CommanderError(EXIT.USAGE, 'notevox.unknownHelp', `error: unknown command or topic "${words.join(' ')}"`);
+          if (!sub) {
+            const near = didYouMean(w, [...cmd.commands.filter((c) => c.name() !== 'help').map((c) => c.name()), ...(cmd === program ? ['exit-codes'] : [])]);
+            throw new CommanderError(EXIT.USAGE, 'notevox.unknownHelp', `error: unknown command or topic "${words.join(' ')}"${near ? `\n(${near})` : ''}`);
+          }
           cmd = sub;
         }
         cmd.outputHelp();

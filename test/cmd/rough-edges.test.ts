@@ -193,3 +193,13 @@ describe('notes export', () => {
     expect(pickSummary([], 'en_US')).toBeUndefined();
   });
 });
+
+describe('help <command>', () => {
+  it('a mistyped command or topic gets "Did you mean"', async () => {
+    const r = await runCommand(['help', 'notse']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('unknown command or topic "notse"');
+    expect(r.stderr).toContain('Did you mean notes?');
+    expect((await runCommand(['help', 'exit-code'])).stderr).toContain('Did you mean exit-codes?');
+  });
+});
