@@ -125,12 +125,18 @@ describe('zsh behaviour', () => {
         'notevox -o js',
         'notevox webhooks listen --events note.ended,note_summary.g',
         'notevox sandbox events --type=note.ended,folder.note.a',
+        'notevox voice upload a.wav -o sr',
+        'notevox voice status j -o te',
+        'notevox notes list -o te',
       ]),
     ).toEqual([
       'notevox folders create x --sharing LIMITED ',
       'notevox -o json ',
       'notevox webhooks listen --events note.ended,note_summary.generated,',
       'notevox sandbox events --type=note.ended,folder.note.added,',
+      'notevox voice upload a.wav -o srt ',
+      'notevox voice status j -o text ',
+      'notevox notes list -o te',
     ]);
   });
 });
@@ -146,7 +152,10 @@ describe('fish behaviour', () => {
     expect(complete('notevox no')).toContain('notes');
     expect(complete('notevox notes ')).toContain('list');
     expect(complete('notevox -o json notes list --li')).toEqual(['--limit']);
-    expect(complete('notevox notes list --output ')).toEqual(['csv', 'json', 'ndjson', 'srt', 'table', 'text', 'tsv']);
+    expect(complete('notevox notes list --output ')).toEqual(['csv', 'json', 'ndjson', 'table', 'tsv']);
+    // -o text|srt only where the command takes them (issue 29 item 3).
+    expect(complete('notevox voice upload a.wav -o ')).toEqual(['csv', 'json', 'ndjson', 'srt', 'table', 'text', 'tsv']);
+    expect(complete('notevox voice status j -o ')).toEqual(['csv', 'json', 'ndjson', 'table', 'text', 'tsv']);
     expect(complete('notevox webhooks listen --events note.ended,note_summary.g')).toEqual(['note.ended,note_summary.generated']);
     expect(complete('notevox sandbox events --type=note.ended,folder.note.a')).toEqual(['--type=note.ended,folder.note.added']);
   });
