@@ -4,7 +4,7 @@
 // receiver), stop both, and leave nothing behind.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -12,6 +12,22 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'notevox.js');
+
+/** The newest modification time under `path`. */
+function newest(path) {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(st.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
+}
+
+// Build only when dist/ is missing or older than what it is built from (the rule of test/global-setup.ts): after
+// `npm ci` (whose prepare step builds) a second build would only cost time.
+const stamp = join(root, 'build', 'meta.json');
+const inputs = ['src', 'bin', 'scripts/build.mjs', 'package.json', 'package-lock.json'].map((p) => join(root, p)).filter((p) => existsSync(p));
+if (!existsSync(stamp) || !existsSync(join(root, 'dist', 'cli.js')) || inputs.some((p) => newest(p) > statSync(stamp).mtimeMs)) {
+  const b = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  if (b.status !== 0) process.exit(b.status ?? 1);
+}
 const configDir = mkdtempSync(join(tmpdir(), 'notevox-demo-'));
 const env = { ...process.env, NOTEVOX_CONFIG_DIR: configDir, NO_COLOR: '1' };
 delete env.NOTEVOX_API_KEY;
@@ -46,16 +62,27 @@ const bold = process.stdout.isTTY && !process.env.NO_COLOR && process.env.TERM !
 /** Shown as it would be typed: arguments with spaces or quotes are quoted. */
 const shellWord = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
 
-function run(title, args, input) {
+/**
+ * One step: its heading, then what the command prints as it prints it (stdout and stderr in the order they come,
+ * as in a terminal: progress before the result), with stdout also kept for the tour to read.
+ */
+async function run(title, args, input) {
+  // Written before the command starts (stdout is synchronous on files, pipes and terminals), so nothing of it comes first.
   process.stdout.write(`\n${bold(`$ notevox ${args.map(shellWord).join(' ')}`)}${title ? `   # ${title}` : ''}\n`);
-  const r = spawnSync(process.execPath, [bin, ...args], { env, input, encoding: 'utf8' });
-  process.stdout.write(r.stdout);
-  process.stderr.write(r.stderr);
-  if (r.status !== 0) {
+  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    process.stdout.write(d);
+  });
+  child.stderr.on('data', (d) => process.stderr.write(d));
+  child.stdin.end(input ?? '');
+  const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  if (status !== 0) {
     failed = true;
-    process.stderr.write(`(exit code ${r.status})\n`);
+    process.stderr.write(`(exit code ${status})\n`);
   }
-  return r;
+  return { status, stdout };
 }
 
 /** Resolves when `check()` is true, polling; false after `ms`. */
@@ -79,33 +106,33 @@ try {
   });
   const { baseUrl, keys } = JSON.parse(line);
   const admin = keys.find((k) => k.type === 'USER' && k.scopes.length === 0 && !k.workspaceGuid) ?? keys[0];
-  console.log(`Sandbox running at ${baseUrl} (demo data), delivering its events to \`notevox webhooks listen\` at ${hookUrl}.`);
-  console.log(`Logging in with the seeded key ${admin.id} (${admin.label ?? admin.type}).`);
+  process.stdout.write(`Sandbox running at ${baseUrl} (demo data), delivering its events to \`notevox webhooks listen\` at ${hookUrl}.` + '\n');
+  process.stdout.write(`Logging in with the seeded key ${admin.id} (${admin.label ?? admin.type}).` + '\n');
 
-  run('log in, key read from stdin', ['auth', 'login', '--with-key', '--base-url', baseUrl], admin.key + '\n');
-  run('which key, from where', ['auth', 'status']);
-  const list = run('the newest notes', ['notes', 'list', '--limit', '5']);
+  await run('log in, key read from stdin', ['auth', 'login', '--with-key', '--base-url', baseUrl], admin.key + '\n');
+  await run('which key, from where', ['auth', 'status']);
+  const list = await run('the newest notes', ['notes', 'list', '--limit', '5']);
   const guid = list.stdout.split('\n').find((l) => l.trim())?.split('\t')[0]?.trim();
   if (guid) {
-    run('one note', ['notes', 'get', guid]);
-    run('rename it: the sandbox sends note.user_content.updated', ['notes', 'rename', guid, 'Renamed by the notevox demo']);
+    await run('one note', ['notes', 'get', guid]);
+    await run('rename it: the sandbox sends note.user_content.updated', ['notes', 'rename', guid, 'Renamed by the notevox demo']);
     if (await until(() => heard.trim() !== '', 20_000)) {
       process.stdout.write(`\n${bold('webhooks listen received:')}\n${heard}`);
     } else {
       failed = true;
       process.stderr.write(`the webhook event did not arrive at webhooks listen: ${listenerErr}\n`);
     }
-    run('the event log, with the delivery attempt', ['sandbox', 'events']);
+    await run('the event log, with the delivery attempt', ['sandbox', 'events']);
   }
-  run('JSON piped through a JMESPath query', ['notes', 'list', '--limit', '3', '--json', '--query', '[].{guid: guid, title: title}']);
+  await run('JSON piped through a JMESPath query', ['notes', 'list', '--limit', '3', '--json', '--query', '[].{guid: guid, title: title}']);
   const sample = join(root, 'samples', 'hello.wav');
   if (!existsSync(sample)) throw new Error(`${sample} is missing: generate it with \`node scripts/make-sample.mjs\``);
-  run('transcribe a recording', ['voice', 'upload', sample, '--locale', 'en_US', '--workspace', 'Product Team']);
+  await run('transcribe a recording', ['voice', 'upload', sample, '--locale', 'en_US', '--workspace', 'Product Team']);
 } catch (e) {
   failed = true;
-  console.error(`demo failed: ${e.message}`);
+  process.stderr.write(`demo failed: ${e.message}` + '\n');
 } finally {
   cleanup();
 }
-console.log(failed ? '\nDemo finished with errors.' : '\nDemo finished; the sandbox is stopped and the temporary config removed.');
+process.stdout.write(`${failed ? '\nDemo finished with errors.' : '\nDemo finished; the sandbox is stopped and the temporary config removed.'}\n`);
 process.exit(failed ? 1 : 0);

@@ -1,4 +1,5 @@
-// `npm run docs`: regenerate docs/commands.md (from the command tree), docs/endpoints.md, docs/openapi.json and
+// `npm run docs`: regenerate docs/commands.md (from the command tree), docs/endpoints.md, docs/openapi.json,
+// docs/sandbox-control.openapi.json (the sandbox's control API) and
 // the event types of docs/events.md (from the contract), so none restates anything by hand. A unit test fails when
 // they are stale.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -6,10 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { renderCommandsDoc, renderEndpointsDoc, renderEventsDoc } from '../src/docs.js';
 import { commandTree } from '../src/program.js';
 import { openApiText } from '../src/contract/openapi.js';
+import { controlOpenApiText } from '../src/contract/control-openapi.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 writeFileSync(root + 'docs/commands.md', renderCommandsDoc(commandTree()));
 writeFileSync(root + 'docs/endpoints.md', renderEndpointsDoc());
 writeFileSync(root + 'docs/openapi.json', openApiText());
+writeFileSync(root + 'docs/sandbox-control.openapi.json', controlOpenApiText());
 writeFileSync(root + 'docs/events.md', renderEventsDoc(readFileSync(root + 'docs/events.md', 'utf8')));
-console.error('wrote docs/commands.md, docs/endpoints.md, docs/openapi.json and the generated section of docs/events.md');
+console.error('wrote docs/commands.md, docs/endpoints.md, docs/openapi.json, docs/sandbox-control.openapi.json and the generated section of docs/events.md');

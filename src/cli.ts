@@ -9,7 +9,7 @@ import { applyColorToEnvironment, createIOStreams, stdoutErrorMessage, type IOSt
 import type { Prompter } from './io/prompter.js';
 import type { Clock } from './timing.js';
 import { paint } from './io/text.js';
-import { buildProgram } from './program.js';
+import { buildProgram, unknownCommandInHelp } from './program.js';
 
 // The build writes the help files from the bundle's own command tree (scripts/build.mjs).
 export { commandTree, exitCodesText } from './program.js';
@@ -148,6 +148,8 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   override(program);
 
   try {
+    const unknown = unknownCommandInHelp(program, argv);
+    if (unknown) throw unknown;
     await program.parseAsync(argv, { from: 'user' });
     return exitCode();
   } catch (err) {

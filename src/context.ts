@@ -10,6 +10,7 @@ import type { Prompter } from './io/prompter.js';
 import { parseOutputFormat } from './io/formats.js';
 import type { OutputOptions } from './io/render.js';
 import { realClock, type Clock } from './timing.js';
+import { didYouMean } from './suggest.js';
 
 export interface ContextDeps {
   io: IOStreams;
@@ -33,15 +34,19 @@ export interface ContextDeps {
 /** Characters an HTTP header value (and so a bearer key) may carry. */
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
-/** No key for an API call: name the profile, and say when the profile itself does not exist. */
-function notLoggedInError(c: ResolvedCredentials, store: ConfigStore | undefined): CliError {
+/** No key for an API call (or `auth status`): name the profile, and say when the profile itself does not exist. */
+export function notLoggedInError(c: ResolvedCredentials, store: ConfigStore | undefined): CliError {
   const how = c.profileSource === 'flag' ? ' (--profile)' : c.profileSource === 'env' ? ' (NOTEVOX_PROFILE)' : '';
   const exists = store?.getProfile(c.profile) !== undefined;
   if (!exists && (c.profileSource === 'flag' || c.profileSource === 'env')) {
     const known = store?.listProfiles().map((p) => p.name) ?? [];
-    return new CliError(`no profile "${c.profile}"${how}`, {
+    const near = didYouMean(c.profile, known);
+    return new CliError(`no such profile "${c.profile}"${how}`, {
       exitCode: EXIT.UNAUTHENTICATED,
-      hint: (known.length ? `Known profiles: ${known.join(', ')}. ` : '') + `Create it with \`notevox auth login --profile ${c.profile}\`, or set NOTEVOX_API_KEY.`,
+      hint:
+        (near ? `${near} ` : '') +
+        (known.length ? `Known profiles: ${known.join(', ')}. ` : 'There are no profiles yet. ') +
+        `Create it with \`notevox auth login --profile ${c.profile}\`, or set NOTEVOX_API_KEY.`,
     });
   }
   return new CliError(`not logged in: profile "${c.profile}"${how} has no API key`, {

@@ -1,8 +1,10 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { registerCommands } from './commands/index.js';
+import { acceptsOutput } from './completion/values.js';
 import { createRegistry, type ContextFactory } from './commands/registry.js';
-import { examples } from './commands/shared.js';
-import { EXIT, EXIT_CODE_DOCS } from './errors.js';
+import { examples, examplesOf, insteadOfWord } from './commands/shared.js';
+import { EXIT, EXIT_CODE_DOCS, UsageError } from './errors.js';
+import { didYouMean } from './suggest.js';
 import { VERSION } from './version.js';
 
 /**
@@ -54,6 +56,41 @@ export function exitCodesText(): string {
   return 'Exit codes:\n' + EXIT_CODE_DOCS.map(([code, text]) => `  ${String(code).padStart(3)}  ${text}`).join('\n') + '\n';
 }
 
+/** Every command that has sub-commands and no work of its own, the deepest first (so a group sees its groups' examples). */
+function forEachGroup(cmd: Command<any, any, any>, fn: (group: Command<any, any, any>) => void): void {
+  for (const sub of cmd.commands) forEachGroup(sub, fn);
+  if (cmd.commands.length && !(cmd as unknown as { _actionHandler?: unknown })._actionHandler) fn(cmd);
+}
+
+const commandPath = (cmd: Command<any, any, any>): string => (cmd.parent ? `${commandPath(cmd.parent)} ${cmd.name()}` : cmd.name());
+
+/** The usage error for `word` named as a sub-command of `group`, which has none by that name (exit 2). */
+export function unknownCommand(group: Command<any, any, any>, word: string): UsageError {
+  const instead = insteadOfWord(group, word);
+  const names = group.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).flatMap((c) => [c.name(), ...c.aliases()]);
+  const hint = instead ? `Use \`${instead}\`.` : didYouMean(word, names);
+  return new UsageError(`unknown command '${word}'${group.parent ? ` for '${commandPath(group)}'` : ''}`, hint ?? `Run \`${commandPath(group)} --help\` for its commands.`);
+}
+
+/**
+ * `notevox nosuch --help`: commander prints the help of the last command it knows (the root's) and succeeds; a help
+ * request naming a command that does not exist is a usage error instead. The leading words of `argv` are followed
+ * down the tree; the first that names no sub-command of a group is reported.
+ */
+export function unknownCommandInHelp(program: Command<any, any, any>, argv: string[]): UsageError | undefined {
+  if (!argv.includes('--help') && !argv.includes('-h')) return undefined;
+  let cmd = program;
+  for (const word of argv) {
+    // An option, or commander's own `help` sub-command of a group: commander decides.
+    if (word.startsWith('-') || word === 'help') return undefined;
+    if (!cmd.commands.length || (cmd as unknown as { _actionHandler?: unknown })._actionHandler) return undefined;
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) return unknownCommand(cmd, word);
+    cmd = sub;
+  }
+  return undefined;
+}
+
 /** The whole command tree, for what describes it (completions, docs, the help files of the build); its commands cannot run. */
 export const commandTree = (): Command => buildProgram().program;
 
@@ -73,8 +110,20 @@ Examples:
 Docs: docs/ in the repository and in the installed package (where that is:
 notevox --version --verbose). Exit codes: notevox help exit-codes.`,
   );
+  acceptsOutput(program, OUTPUT_FORMATS);
   const registry = createRegistry({ context: o.context ?? noContext, wants: o.wants, wholeProgram: () => buildProgram({ context: o.context }).program });
   registerCommands(program, registry);
+  forEachGroup(program, (group) => {
+    // A mistyped sub-command: "Did you mean …?", or the command that does what the word asks (insteadOf).
+    group.on('command:*', (operands: string[]) => {
+      throw unknownCommand(group, operands[0]);
+    });
+    // A group does nothing itself; its examples are the first of each of its commands.
+    if (group !== program && examplesOf(group).length === 0) {
+      const lines = group.commands.map((c) => examplesOf(c)[0]).filter((l): l is string => l !== undefined);
+      if (lines.length) examples(group, lines.slice(0, 6));
+    }
+  });
   const help = program
     .command('help')
     .argument('[command...]')
@@ -85,7 +134,10 @@ notevox --version --verbose). Exit codes: notevox help exit-codes.`,
         let cmd: Command<any, any, any> = program;
         for (const w of words) {
           const sub = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
-          if (!sub) throw new CommanderError(EXIT.USAGE, 'notevox.unknownHelp', `error: unknown command or topic "${words.join(' ')}"`);
+          if (!sub) {
+            const near = didYouMean(w, [...cmd.commands.filter((c) => c.name() !== 'help').map((c) => c.name()), ...(cmd === program ? ['exit-codes'] : [])]);
+            throw new CommanderError(EXIT.USAGE, 'notevox.unknownHelp', `error: unknown command or topic "${words.join(' ')}"${near ? `\n(${near})` : ''}`);
+          }
           cmd = sub;
         }
         cmd.outputHelp();

@@ -1,6 +1,8 @@
 import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { EVENT_ID_PATTERN } from '../contract/events.js';
 import { charCount, DOCUMENT_LOCALES, LIMITS } from '../contract/limits.js';
 import { parseIsoInstant } from '../dates.js';
+import { didYouMean } from '../suggest.js';
 
 /**
  * The commander argument parsers of every command (`.option('--limit <n>', '…', integer(1, 1000))`,
@@ -30,10 +32,12 @@ export function splitHint(message: string): { message: string; hint?: string } {
 export function usageMessage(raw: string): { message: string; hint?: string } {
   const { message, hint } = splitHint(raw.replace(/^error:\s*/, ''));
   const problem = (text: string) => text.replace(/^Allowed choices are (.*?)\.?$/, 'is not one of $1');
+  // `.choices()` refusals get the "Did you mean" of a mistyped command name too.
+  const nearest = (value: string, text: string) => hint ?? didYouMean(value, /^Allowed choices are (.*?)\.?$/.exec(text)?.[1].split(', ') ?? []);
   const option = /^option '(?:[^']*?(--[\w-]+)|(-\w))[^']*' argument '([\s\S]*)' is invalid\. ([\s\S]*)$/.exec(message);
-  if (option) return { message: `${option[1] ?? option[2]} "${option[3]}" ${problem(option[4])}`, hint };
+  if (option) return { message: `${option[1] ?? option[2]} "${option[3]}" ${problem(option[4])}`, hint: nearest(option[3], option[4]) };
   const argument = /^command-argument value '([\s\S]*)' is invalid for argument '([^']+)'\. ([\s\S]*)$/.exec(message);
-  if (argument) return { message: `${argument[2]} "${argument[1]}" ${problem(argument[3])}`, hint };
+  if (argument) return { message: `${argument[2]} "${argument[1]}" ${problem(argument[3])}`, hint: nearest(argument[1], argument[3]) };
   return { message, hint };
 }
 
@@ -113,6 +117,20 @@ export function isoInstant(dateMeans: 'start' | 'end' = 'start') {
   };
 }
 
+/**
+ * Where an event log starts (`sandbox events --since`): an event id as printed (`evt_` and 26 letters and digits),
+ * kept as typed, or an ISO 8601 date or instant, as an ISO instant.
+ */
+export function eventIdOrInstant(value: string): string {
+  if (value.startsWith('evt_')) {
+    if (!EVENT_ID_PATTERN.test(value)) invalid('is not an event id', 'An event id is evt_ and 26 letters and digits, as `notevox sandbox events` prints it.');
+    return value;
+  }
+  const at = parseIsoInstant(value);
+  if (!at) invalid('is neither an event id nor an ISO 8601 date or instant', 'Pass an event id (evt_…, from `notevox sandbox events`) or e.g. 2026-10-01T09:00:00Z.');
+  return at.toISOString();
+}
+
 /** Text with at least one non-space character. */
 export function nonBlank(value: string): string {
   if (value.trim() === '') invalid('is blank', 'Give a value with at least one non-space character.');
@@ -159,11 +177,11 @@ export function keyValue(value: string, previous: Array<[string, string]> = []):
   return [...previous, [value.slice(0, at), value.slice(at + 1)]];
 }
 
-/** One of `choices`, in any letter case (given back as written in `choices`). */
+/** One of `choices`, in any letter case (given back as written in `choices`); a near miss gets "Did you mean …?". */
 export function oneOf<const C extends string>(choices: readonly C[]) {
   return (value: string): C => {
     const found = choices.find((c) => c.toLowerCase() === value.toLowerCase());
-    if (!found) invalid(`is not one of ${choices.join(', ')}`);
+    if (!found) invalid(`is not one of ${choices.join(', ')}`, didYouMean(value, choices));
     return found;
   };
 }

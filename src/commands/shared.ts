@@ -16,6 +16,21 @@ export function examplesOf(cmd: object): string[] {
   return EXAMPLES.get(cmd) ?? [];
 }
 
+const INSTEAD = new WeakMap<object, Record<string, string>>();
+
+/**
+ * Words a user may type as a sub-command of `group` that name something another command does (`folders tree` →
+ * `notevox folders list --tree`): the unknown-command error then points there instead of at a similar name.
+ */
+export function insteadOf(group: object, words: Record<string, string>): void {
+  INSTEAD.set(group, words);
+}
+
+export function insteadOfWord(group: object, word: string): string | undefined {
+  const words = INSTEAD.get(group);
+  return words && Object.hasOwn(words, word) ? words[word] : undefined;
+}
+
 export function formatExamples(lines: string[]): string {
   return 'Examples:\n' + lines.map((l) => `  $ ${l}`).join('\n');
 }

@@ -1,5 +1,5 @@
 import type { CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
-import { listChoicesOf } from './values.js';
+import { listChoicesOf, outputFormatsOf } from './values.js';
 
 /** The command tree reduced to what a completion script needs; sorted, so the scripts are deterministic. */
 
@@ -79,10 +79,24 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/** The -o/--output option offering `formats` (what acceptsOutput declared), or undefined when it has no value. */
+function withFormats(output: OptionSpec | undefined, formats: readonly string[] | undefined): OptionSpec | undefined {
+  if (!output?.value || !formats) return undefined;
+  return { ...output, value: { ...output.value, choices: checked(WORD, 'choice', formats).sort(byText) } };
+}
+
+const sameChoices = (a: OptionSpec, b: OptionSpec) => (a.value?.choices ?? []).join(' ') === (b.value?.choices ?? []).join(' ');
+
 export function buildModel(program: Command): CompletionModel {
-  const globals = mergeOptions(visibleOptions(program));
+  const rootOptions = visibleOptions(program);
+  const declared = rootOptions.find((o) => o.flags.includes('--output'));
+  // The root's -o offers what every command accepts; a command accepting more (acceptsOutput) offers its own -o.
+  const rootOutput = withFormats(declared, outputFormatsOf(program as unknown as { parent: unknown }));
+  const globals = mergeOptions(rootOptions.map((o) => (o === declared && rootOutput ? rootOutput : o)));
   const walk = (cmd: Command, path: string[], inherited: OptionSpec[]): CommandSpec => {
     const own = path.length ? visibleOptions(cmd).filter((o) => !globals.some((g) => sameFlags(g, o))) : [];
+    const output = path.length ? withFormats(declared, outputFormatsOf(cmd as unknown as { parent: unknown })) : undefined;
+    if (output && rootOutput && !sameChoices(output, rootOutput)) own.push(output);
     const options = mergeOptions(own, inherited);
     const subcommands = cmd
       .createHelp()

@@ -24,3 +24,23 @@ export function offeringList<T extends object>(option: T, values: readonly strin
 export function listChoicesOf(option: object): string[] | undefined {
   return lists.get(option);
 }
+
+const outputs = new WeakMap<object, readonly string[]>();
+
+/**
+ * The `-o/--output` formats a command (and, unless they say otherwise, its sub-commands) accepts: the root parses
+ * -o for every command with the union of all formats, so the completion scripts offer each command only these.
+ */
+export function acceptsOutput<T extends object>(cmd: T, formats: readonly string[]): T {
+  outputs.set(cmd, [...formats]);
+  return cmd;
+}
+
+/** The -o formats of a command: its own declaration, else its nearest ancestor's. */
+export function outputFormatsOf(cmd: { parent: unknown }): readonly string[] | undefined {
+  for (let c: { parent: unknown } | null = cmd; c; c = c.parent as { parent: unknown } | null) {
+    const f = outputs.get(c);
+    if (f) return f;
+  }
+  return undefined;
+}

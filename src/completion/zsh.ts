@@ -36,15 +36,22 @@ function argSpecs(args: ArgSpec[]): string[] {
 
 const GLOBALS = '_notevox_global_options';
 
-function arguments_(specs: string[], flags: string): string {
-  return [`  _arguments ${flags} $${GLOBALS}`, ...specs.map((s) => `    ${s}`)].join(' \\\n');
+/** The global options a command redefines (its own -o with other formats): the global spec is left out there. */
+const redefined = (model: CompletionModel, c: CommandSpec) => model.globals.filter((g) => c.options.some((o) => o.flags.some((f) => g.flags.includes(f))));
+
+/** The array of global option specs without those of `left`: `_notevox_global_options` or one named after what it leaves out. */
+const globalsArray = (left: OptionSpec[]) => (left.length ? `${GLOBALS}_but_${left.map((o) => o.flags[o.flags.length - 1].replace(/^-+/, '').replace(/-/g, '_')).join('_')}` : GLOBALS);
+
+function arguments_(specs: string[], flags: string, globals: string): string {
+  return [`  _arguments ${flags} $${globals}`, ...specs.map((s) => `    ${s}`)].join(' \\\n');
 }
 
 function commandFunction(model: CompletionModel, c: CommandSpec): string {
   const options = c.options.flatMap(optionSpecs);
   const fn = fnName(model.bin, c);
+  const globals = globalsArray(redefined(model, c));
   if (!c.subcommands.length) {
-    return `${fn}() {\n${arguments_([...options, ...argSpecs(c.args)], '-s -S')}\n}`;
+    return `${fn}() {\n${arguments_([...options, ...argSpecs(c.args)], '-s -S', globals)}\n}`;
   }
   const entries = c.subcommands.flatMap((s) => s.names.map((n) => `        ${shQuote(`${n}:${s.description}`)}`));
   const dispatch = c.subcommands.map((s) => `        ${s.names.join('|')}) ${fnName(model.bin, s)} && ret=0 ;;`);
@@ -52,7 +59,7 @@ function commandFunction(model: CompletionModel, c: CommandSpec): string {
   return `${fn}() {
   local curcontext=$curcontext state state_descr line ret=1
   typeset -A opt_args
-${arguments_([...options, shQuote(': :->command'), shQuote('*:: :->argument')], '-s -S -C')} && ret=0
+${arguments_([...options, shQuote(': :->command'), shQuote('*:: :->argument')], '-s -S -C', globals)} && ret=0
   case $state in
     command)
       local -a commands=(
@@ -71,19 +78,29 @@ ${dispatch.join('\n')}
 }`;
 }
 
+/** The global option arrays the commands use: all of them, and for commands that redefine some, the others. */
+function globalArrays(model: CompletionModel): string {
+  const arrays = new Map<string, OptionSpec[]>([[GLOBALS, []]]);
+  for (const c of allCommands(model.root)) {
+    const left = redefined(model, c);
+    arrays.set(globalsArray(left), left);
+  }
+  return [...arrays]
+    .map(([name, left]) => {
+      const specs = model.globals.filter((g) => !left.includes(g)).flatMap(optionSpecs);
+      return `typeset -ga ${name}=(\n${specs.map((s) => `  ${s}`).join('\n')}\n)`;
+    })
+    .join('\n');
+}
+
 export function zshCompletion(model: CompletionModel): string {
   const root = fnName(model.bin, model.root);
   return `#compdef ${model.bin}
 ${header('#', model.bin, 'zsh')}
 # Install: write this file as _${model.bin} into a directory on $fpath, e.g. ${model.bin} completion zsh > "\${fpath[1]}/_${model.bin}"
 
-# Global options: commander accepts them after any subcommand.
-typeset -ga ${GLOBALS}=(
-${model.globals
-  .flatMap(optionSpecs)
-  .map((s) => `  ${s}`)
-  .join('\n')}
-)
+# Global options: commander accepts them after any subcommand (a command redefining one uses an array without it).
+${globalArrays(model)}
 
 ${allCommands(model.root)
   .map((c) => commandFunction(model, c))

@@ -19,7 +19,7 @@ import { KEY_TYPES } from './types.js';
  * `x-page`, `x-update-mask` on operations, `x-scopes` and `x-error-codes` on the document.
  */
 
-type Json = { [key: string]: unknown };
+export type Json = { [key: string]: unknown };
 
 const SECURITY_SCHEME = 'apiKey';
 const JSON_MEDIA = 'application/json';
@@ -38,13 +38,16 @@ const COMPONENT_NAMES = new Map<unknown, string>(
 
 /** zod's metadata (descriptions) plus the component name of a named shape, which zod extracts into `$defs`. */
 class NamedShapes extends $ZodRegistry<Record<string, unknown>> {
+  constructor(readonly names: ReadonlyMap<unknown, string>) {
+    super();
+  }
   override get<S extends $ZodType>(schema: S): Record<string, unknown> | undefined {
     const meta = z.globalRegistry.get(schema);
-    const id = COMPONENT_NAMES.get(schema);
+    const id = this.names.get(schema);
     return id ? { ...meta, id } : meta;
   }
 }
-const NAMED = new NamedShapes();
+const NAMED = new NamedShapes(COMPONENT_NAMES);
 
 /** Tidy zod's output: timestamps are date-times; integers lose zod's safe-integer bounds. */
 function tidy(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
@@ -70,15 +73,21 @@ function relink<T>(value: T): T {
 }
 
 /** Collects the named shapes the operations use. */
-class Components {
+export class Components {
   readonly schemas: Record<string, Json> = {};
+  private readonly named: NamedShapes;
+
+  /** `more`: shapes of another document to name as components too (the control API's). */
+  constructor(more?: ReadonlyMap<unknown, string>) {
+    this.named = more ? new NamedShapes(new Map([...COMPONENT_NAMES, ...more])) : NAMED;
+  }
 
   /** A request (`input`) or response (`output`) schema; responses reference named shapes. */
   schema(schema: z.ZodType, io: 'input' | 'output'): Json {
-    const json = z.toJSONSchema(schema, { io, target: 'draft-2020-12', metadata: io === 'output' ? NAMED : undefined, override: tidy }) as Json;
+    const json = z.toJSONSchema(schema, { io, target: 'draft-2020-12', metadata: io === 'output' ? this.named : undefined, override: tidy }) as Json;
     const { $schema: _dialect, $defs, ...rest } = json;
     for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, Json>)) {
-      if (![...COMPONENT_NAMES.values()].includes(name)) throw new Error(`openapi: zod made an unnamed definition ${name}`);
+      if (![...this.named.names.values()].includes(name)) throw new Error(`openapi: zod made an unnamed definition ${name}`);
       const linked = relink(def);
       const known = this.schemas[name];
       if (known && JSON.stringify(known) !== JSON.stringify(linked)) throw new Error(`openapi: two different shapes are named ${name}`);
@@ -129,7 +138,7 @@ function parameters(ep: EndpointWithSchemas, c: Components): Json[] {
 }
 
 /** The body, unwrapped from `.nullish()`: a body that may be left out is not required. */
-function requestBody(body: z.ZodType, c: Components): Json {
+export function requestBody(body: z.ZodType, c: Components): Json {
   const required = !body.safeParse(undefined).success;
   let inner: z.ZodType = body;
   while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable) inner = inner.unwrap() as z.ZodType;
@@ -144,7 +153,7 @@ for (const [name, code] of Object.entries(ERROR_CODES)) {
   CODES_BY_STATUS.set(status, [...(CODES_BY_STATUS.get(status) ?? []), { code, name }]);
 }
 
-const responseName = (status: number) => errorTypeForStatus(status).split('_').map(pascal).join('');
+export const responseName = (status: number) => errorTypeForStatus(status).split('_').map(pascal).join('');
 
 const ERROR_NOTES: Record<number, string> = {
   401: 'Clients also accept the older body of decisions.md §1.4, components.schemas.LegacyAuthError.',
@@ -152,7 +161,7 @@ const ERROR_NOTES: Record<number, string> = {
   429: `Over ${LIMITS.rateLimit.requests} requests in ${LIMITS.rateLimit.windowSeconds} s by one key; Retry-After says when to try again.`,
 };
 
-function errorResponses(c: Components): Record<string, Json> {
+export function errorResponses(c: Components): Record<string, Json> {
   const envelope = { [JSON_MEDIA]: { schema: c.ref(s.errorEnvelopeSchema) } };
   const out: Record<string, Json> = {};
   for (const [status, codes] of [...CODES_BY_STATUS].sort(([a], [b]) => a - b)) {

@@ -102,6 +102,7 @@ function listTable(io: IOStreams, rows: unknown[], cols: Column[]): string {
     rows: cells(rows, cols, 'table', new Date()),
     rightAlign: cols.map((c) => c.kind === 'number'),
     maxWidths: cols.map((c) => c.maxWidth),
+    whole: cols.map((c) => c.whole === true),
     columns: io.columns,
     color: io.color,
   });

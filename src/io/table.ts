@@ -4,10 +4,13 @@ const GAP = 2;
 /** Columns are never shrunk below this (or their natural width, when smaller). */
 const MIN_WIDTH = 5;
 
-/** Widths that fit `available` columns (gaps included), taking a column at a time off the widest ones. */
-export function fitWidths(natural: number[], available: number): number[] {
+/**
+ * Widths that fit `available` columns (gaps included), taking a column at a time off the widest ones; `whole`
+ * columns keep their natural width (the line is then longer than the terminal rather than an id cut).
+ */
+export function fitWidths(natural: number[], available: number, whole: boolean[] = []): number[] {
   const widths = [...natural];
-  const min = natural.map((w) => Math.min(w, MIN_WIDTH));
+  const min = natural.map((w, i) => (whole[i] ? w : Math.min(w, MIN_WIDTH)));
   const budget = available - GAP * Math.max(0, widths.length - 1);
   let excess = widths.reduce((a, b) => a + b, 0) - budget;
   while (excess > 0) {
@@ -29,6 +32,8 @@ export interface TableSpec {
   rightAlign?: boolean[];
   /** Per column cap before fitting. */
   maxWidths?: Array<number | undefined>;
+  /** Columns never cut (ids to copy). */
+  whole?: boolean[];
   /** Style of the first column (key/value tables: the keys). */
   firstColumnStyle?: 'bold' | 'dim';
   columns: number;
@@ -44,7 +49,7 @@ export function formatTable(spec: TableSpec): string {
   if (n === 0) return '';
   const capped = spec.rows.map((r) => r.map((c, i) => (spec.maxWidths?.[i] ? truncate(c, spec.maxWidths[i]!) : c)));
   const natural = Array.from({ length: n }, (_, i) => Math.max(displayWidth(spec.headers?.[i] ?? ''), ...capped.map((r) => displayWidth(r[i] ?? ''))));
-  const widths = fitWidths(natural, spec.columns);
+  const widths = fitWidths(natural, spec.columns, spec.whole);
   const gap = ' '.repeat(GAP);
   const line = (row: string[], style?: (cell: string, i: number) => string) => {
     const cells = widths.map((w, i) => {

@@ -9,6 +9,8 @@ export interface Column {
   kind?: 'text' | 'time' | 'number' | 'bool' | 'list';
   /** Widest the column may be in a table (longer values are cut with '…'). */
   maxWidth?: number;
+  /** Never cut in a table (an id a user copies into another command); the other columns give way. */
+  whole?: boolean;
   /** Computes the cell from the row instead of reading `key` (tables, TSV and CSV only; JSON is always raw). */
   get?: (row: any) => unknown;
 }

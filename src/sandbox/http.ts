@@ -55,4 +55,4 @@ export function keysetPage<R>(opts: {
 }
 
 /** Where the sandbox's own control API lives (docs/sandbox.md); never part of the service's contract. */
-export const CONTROL_PREFIX = '/_sandbox';
+export { CONTROL_PREFIX } from '../contract/control.js';

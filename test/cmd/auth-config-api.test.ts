@@ -43,7 +43,8 @@ describe('auth', () => {
   it('login on a terminal asks for the key (masked); a refused key is not stored', async () => {
     const bad = await stored(['auth', 'login', '--base-url', SANDBOX_URL, '--profile', 'bad'], {
       tty: true,
-      prompts: [{ kind: 'password', message: 'key', answer: `${DEMO_KEYS.admin.id}.wrongsecretwrongsecret` }],
+      // Asked again after each refusal, three times in all (issue 29 item 3).
+      prompts: [1, 2, 3].map(() => ({ kind: 'password' as const, message: 'key', answer: `${DEMO_KEYS.admin.id}.wrongsecretwrongsecret` })),
     });
     expect(bad.exitCode).not.toBe(0);
     expect((await stored(['auth', 'status', '--profile', 'bad'])).exitCode).not.toBe(0);

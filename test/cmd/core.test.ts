@@ -306,7 +306,7 @@ describe('precedence and status sources', () => {
       expect((await status(['--profile', 'work'], { NOTEVOX_PROFILE: 'other' })).json).toMatchObject({ profile: 'work', keySource: 'profile "work" (--profile)' });
       const unknown = await run(['notes', 'list'], { NOTEVOX_PROFILE: 'other' });
       expect(unknown.exitCode).toBe(3);
-      expect(unknown.stderr).toMatch(/no profile "other" \(NOTEVOX_PROFILE\)/);
+      expect(unknown.stderr).toMatch(/no such profile "other" \(NOTEVOX_PROFILE\)/);
       expect(unknown.stderr).toMatch(/Known profiles: work/);
       // Empty variables count as unset.
       expect((await status([], { NOTEVOX_PROFILE: '', NOTEVOX_BASE_URL: '' })).json).toMatchObject({ profile: 'work', baseUrlSource: 'profile' });

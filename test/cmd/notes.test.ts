@@ -276,7 +276,8 @@ describe('notes sub-resource commands', () => {
         '- **Workspace:** wsProductTeam001',
         `- **URL:** https://app.notevox.example/notes/${N.launchKickoff}`,
         '## Participants\n\n- Marco Reyes <marco.reyes@northwind.example>',
-        '## Summary\n\n### 요약',
+        // The summary in the note's language (en_US), not the newer Korean one (issue 29 item 3).
+        '## Summary\n\n### Summary\n\nThe team set the Q1 launch scope',
         "## Transcript\n\n[00:00:00–00:00:17] Marco Reyes: Let's start with where we are on the Q1 launch.",
       ])
         expect(md).toContain(line);

@@ -82,6 +82,15 @@ describe('the launcher answers help without the bundle', () => {
     }
   });
 
+  it('help for a command that does not exist: the installed CLI names it and exits 2 (issue 29 item 3)', () => {
+    for (const args of [['nosuch', '--help'], ['notes', 'nosuch', '-h']]) {
+      const r = onPipe([process.execPath, BIN, ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.out).toBe('');
+      expect(r.err).toContain("unknown command 'nosuch'");
+    }
+  });
+
   it('--version --verbose names the notevox, Node.js and platform versions, without the bundle', () => {
     for (const args of [['--version', '--verbose'], ['-V', '--verbose'], ['--verbose', '--version']]) {
       const r = onPipe(launcherCommand(args));

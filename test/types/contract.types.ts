@@ -124,3 +124,24 @@ export function work(flags: Flags<typeof list>): number {
   void cursor;
   return limit ?? 0;
 }
+
+// Issue 29 item 6: the control API's calls are typed from its schemas too (client/control.ts).
+export async function controlCalls(): Promise<void> {
+  const { callControl } = await import('../../src/client/control.js');
+  const page = await callControl(client, 'control.events.list', { query: { since: 'evt_x', limit: '10' } });
+  const id: string = page.content[0].id;
+  const attempt: number | null = page.content[0].deliveries[0].attempts[0].status;
+  // @ts-expect-error a misspelt control id does not type-check
+  await callControl(client, 'control.events.lst');
+  // @ts-expect-error the query has no such field
+  await callControl(client, 'control.events.list', { query: { after: 'evt_x' } });
+  // @ts-expect-error a trigger needs the event type in its body
+  await callControl(client, 'control.events.trigger', { body: { noteGuid: 'nt1LaunchPlan' } });
+  // @ts-expect-error redeliver names the event in its path
+  await callControl(client, 'control.events.redeliver', {});
+  const note = await callControl(client, 'control.liveNotes.create', { body: { workspaceGuid: 'wsProductTeam001' } });
+  const guid: string = note.guid;
+  // @ts-expect-error a delivery's status is one of the contract's
+  const status: 'queued' = page.content[0].deliveries[0].status;
+  void [id, attempt, guid, status];
+}

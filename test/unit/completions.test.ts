@@ -69,7 +69,7 @@ describe('bash behaviour', () => {
     expect(complete(file, ['notevox', 'notes', ''])).toContain('list');
     expect(complete(file, ['notevox', 'notes', 'list', '--li'])).toEqual(['--limit']);
     expect(complete(file, ['notevox', 'notes', 'list', '--js'])).toEqual(['--json']);
-    expect(complete(file, ['notevox', '-o', ''])).toEqual(['csv', 'json', 'ndjson', 'srt', 'table', 'text', 'tsv']);
+    expect(complete(file, ['notevox', '-o', ''])).toEqual(['csv', 'json', 'ndjson', 'table', 'tsv']);
     expect(complete(file, ['notevox', 'notes', 'list', '--output=nd'])).toEqual(['--output=ndjson']);
     expect(complete(file, ['notevox', '--output', '=', 'ts'])).toEqual(['tsv']);
     expect(complete(file, ['notevox', '--profile', 'notes', 'l'])).toEqual([]);
@@ -86,6 +86,17 @@ describe('bash behaviour', () => {
     expect(complete(file, ['notevox', 'notes', 'documents', 'get', 'g', '1', '--format', ''])).toEqual(['html', 'json', 'markdown']);
     expect(complete(file, ['notevox', 'wm', 'list', '--scope', ''])).toEqual(['org', 'user', 'workspace']);
     expect(complete(file, ['notevox', 'sandbox', 'start', '--rate-limit-window', ''])).toEqual(['fixed', 'sliding']);
+  });
+
+  withShell('bash', 'offers -o text|srt only to the commands that take them (issue 29 item 3)', () => {
+    const file = scriptFile('bash');
+    const base = ['csv', 'json', 'ndjson', 'table', 'tsv'];
+    expect(complete(file, ['notevox', 'notes', 'list', '-o', ''])).toEqual(base);
+    expect(complete(file, ['notevox', 'folders', 'list', '--output', ''])).toEqual(base);
+    expect(complete(file, ['notevox', 'voice', 'status', 'j', '-o', ''])).toEqual([...base, 'text'].sort());
+    expect(complete(file, ['notevox', 'voice', 'transcribe', 'a.wav', '-o', ''])).toEqual([...base, 'text'].sort());
+    for (const cmd of ['upload', 'wait', 'transcript']) expect(complete(file, ['notevox', 'voice', cmd, 'x', '-o', ''])).toEqual([...base, 'srt', 'text'].sort());
+    expect(complete(file, ['notevox', 'voice', 'upload', 'a.wav', '--output=s'])).toEqual(['--output=srt']);
   });
 
   withShell('bash', 'completes the item after the last comma of an event type list, keeping the items before it', () => {
@@ -114,12 +125,18 @@ describe('zsh behaviour', () => {
         'notevox -o js',
         'notevox webhooks listen --events note.ended,note_summary.g',
         'notevox sandbox events --type=note.ended,folder.note.a',
+        'notevox voice upload a.wav -o sr',
+        'notevox voice status j -o te',
+        'notevox notes list -o te',
       ]),
     ).toEqual([
       'notevox folders create x --sharing LIMITED ',
       'notevox -o json ',
       'notevox webhooks listen --events note.ended,note_summary.generated,',
       'notevox sandbox events --type=note.ended,folder.note.added,',
+      'notevox voice upload a.wav -o srt ',
+      'notevox voice status j -o text ',
+      'notevox notes list -o te',
     ]);
   });
 });
@@ -135,7 +152,10 @@ describe('fish behaviour', () => {
     expect(complete('notevox no')).toContain('notes');
     expect(complete('notevox notes ')).toContain('list');
     expect(complete('notevox -o json notes list --li')).toEqual(['--limit']);
-    expect(complete('notevox notes list --output ')).toEqual(['csv', 'json', 'ndjson', 'srt', 'table', 'text', 'tsv']);
+    expect(complete('notevox notes list --output ')).toEqual(['csv', 'json', 'ndjson', 'table', 'tsv']);
+    // -o text|srt only where the command takes them (issue 29 item 3).
+    expect(complete('notevox voice upload a.wav -o ')).toEqual(['csv', 'json', 'ndjson', 'srt', 'table', 'text', 'tsv']);
+    expect(complete('notevox voice status j -o ')).toEqual(['csv', 'json', 'ndjson', 'table', 'text', 'tsv']);
     expect(complete('notevox webhooks listen --events note.ended,note_summary.g')).toEqual(['note.ended,note_summary.generated']);
     expect(complete('notevox sandbox events --type=note.ended,folder.note.a')).toEqual(['--type=note.ended,folder.note.added']);
   });

@@ -10,6 +10,7 @@ import { LIMITS } from '../../contract/limits.js';
 import type { Column } from '../../io/render.js';
 import { redactValue } from '../../io/values.js';
 import { printList, printObject } from '../list.js';
+import { notLoggedInError } from '../../context.js';
 import { keyIdentity } from '../resolve.js';
 import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
@@ -101,6 +102,36 @@ async function checkReachable(ctx: Context, baseUrl: string): Promise<void> {
   });
 }
 
+/** A key as typed or piped, in its canonical form `{id}.{secret}`; a usage error naming what is wrong. */
+function checkedKey(raw: string): string {
+  const parsed = parseApiKey(raw);
+  if (!parsed.ok) throw new UsageError(parsed.reason, parsed.hint);
+  return `${parsed.id}.${parsed.secret}`;
+}
+
+/** How many keys the interactive login asks for before it gives up (as `gh auth login` and `ssh` keep asking). */
+export const LOGIN_KEY_TRIES = 3;
+
+/**
+ * The key typed at the prompt, checked in form and by the service: a mistyped or refused key is reported and asked
+ * for again, up to LOGIN_KEY_TRIES times; then the last problem is the command's error.
+ */
+async function askKey(ctx: Context, baseUrl: string): Promise<{ apiKey: string; me: AuthMe }> {
+  const prompter = await ctx.prompter();
+  for (let attempt = 1; ; attempt++) {
+    const raw = await prompter.password({ message: 'Paste your API key ({id}.{secret})', flag: '--with-key' });
+    try {
+      const apiKey = checkedKey(raw);
+      return { apiKey, me: await whoAmI(ctx, baseUrl, apiKey) };
+    } catch (e) {
+      const retry = e instanceof UsageError || (e instanceof ApiError && e.status === 401);
+      if (!retry || attempt >= LOGIN_KEY_TRIES) throw e;
+      const left = LOGIN_KEY_TRIES - attempt;
+      ctx.io.warn(`${(e as CliError).message}${(e as CliError).hint ? `. ${(e as CliError).hint}` : ''} Try again (${left} ${left === 1 ? 'try' : 'tries'} left).`);
+    }
+  }
+}
+
 export async function login(ctx: Context, flags: Flags<typeof cmd.login>): Promise<void> {
   const store = await ctx.config();
   const profile = await targetProfile(ctx);
@@ -110,19 +141,16 @@ export async function login(ctx: Context, flags: Flags<typeof cmd.login>): Promi
   // Check the base URL before asking for the key: a refused URL should not cost a paste.
   const baseUrl = configured === undefined && prompting ? await askBaseUrl(ctx) : validateBaseUrl(configured ?? DEFAULT_BASE_URL, (note) => ctx.io.info(note));
   if (prompting) await checkReachable(ctx, baseUrl);
-  let raw: string;
+  let apiKey: string;
+  let me: AuthMe;
   if (flags.withKey) {
     if (ctx.io.isStdinTTY) ctx.io.info('Reading the key from standard input (end with Ctrl-D)…');
-    raw = await ctx.io.readStdin();
+    apiKey = checkedKey(await ctx.io.readStdin());
+    me = await whoAmI(ctx, baseUrl, apiKey);
   } else {
     if (!ctx.io.canPrompt) throw new InputNeededError('an API key', '--with-key and the key on standard input');
-    const prompter = await ctx.prompter();
-    raw = await prompter.password({ message: 'Paste your API key ({id}.{secret})', flag: '--with-key' });
+    ({ apiKey, me } = await askKey(ctx, baseUrl));
   }
-  const parsed = parseApiKey(raw);
-  if (!parsed.ok) throw new UsageError(parsed.reason, parsed.hint);
-  const apiKey = `${parsed.id}.${parsed.secret}`;
-  const me = await whoAmI(ctx, baseUrl, apiKey);
   const before = store.currentProfile();
   const hadBefore = store.getProfile(before) !== undefined;
   store.setProfile(profile, { baseUrl, apiKey }, { makeCurrent: true });
@@ -151,12 +179,8 @@ const SOURCE_NAMES = { flag: '--base-url', env: 'NOTEVOX_BASE_URL', profile: 'pr
 export async function status(ctx: Context): Promise<void> {
   const creds = await ctx.credentials();
   const how = creds.profileSource === 'flag' ? ' (--profile)' : creds.profileSource === 'env' ? ' (NOTEVOX_PROFILE)' : '';
-  if (!creds.apiKey) {
-    throw new CliError(`not logged in: no API key for profile "${creds.profile}"${how}`, {
-      exitCode: EXIT.UNAUTHENTICATED,
-      hint: 'Run `notevox auth login` or set NOTEVOX_API_KEY.',
-    });
-  }
+  // The same error as any command's without a key: a profile that does not exist is named as such, with the ones there are.
+  if (!creds.apiKey) throw notLoggedInError(creds, await ctx.config());
   const source = creds.apiKeySource?.kind === 'env' ? `environment variable ${creds.apiKeySource.name}` : `profile "${creds.profile}"${how}`;
   const stored = (await ctx.config()).getProfile(creds.profile);
   if (creds.envOverridesProfile) ctx.io.warn(`NOTEVOX_API_KEY overrides the key stored in profile "${creds.profile}".`);
@@ -220,6 +244,16 @@ export async function logout(ctx: Context): Promise<void> {
   } else {
     store.setProfile(profile, { baseUrl: existing.baseUrl, apiKey: undefined });
     ctx.io.success(`Removed the stored key of profile "${profile}".`);
+    if (store.currentProfile() === profile) {
+      // The current profile has no key now: say how to carry on with another one, or log in again.
+      const others = store.listProfiles().filter((p) => p.hasKey && p.name !== profile).map((p) => p.name);
+      const login = `\`notevox auth login${profile === 'default' ? '' : ` --profile ${profile}`}\` stores a new key`;
+      ctx.io.info(
+        others.length
+          ? `"${profile}" is still the current profile: \`notevox auth switch ${others[0]}\` uses another one (${others.join(', ')}), or ${login}.`
+          : `"${profile}" is still the current profile: ${login}, or \`notevox auth switch <profile>\` uses another one once it has a key.`,
+      );
+    }
   }
   if (present(ctx.env.NOTEVOX_API_KEY)) ctx.io.warn('NOTEVOX_API_KEY is still set in this environment; unset it too.');
 }

@@ -4,6 +4,7 @@ import { SHARING_TYPES } from '../../contract/enums.js';
 import { LIMITS } from '../../contract/limits.js';
 import { folderId, folderTitle, folderMember, hexColor, oneOf, repeatable } from '../args.js';
 import type { Registry } from '../registry.js';
+import { insteadOf } from '../shared.js';
 
 const { min, max } = LIMITS.folderTitle;
 /** --sharing: one of the contract's sharing types (any case), offered by completion and help. */
@@ -48,6 +49,7 @@ export const remove = () =>
 
 export function registerFolders(program: Command, r: Registry): void {
   const folders = program.command('folders').description('list, create, change, move and delete folders');
+  insteadOf(folders, { tree: 'notevox folders list --tree' });
   if (!r.wants('folders')) return;
   const load = () => import('./run.js');
   r.add(folders, list(), load, 'list', [

@@ -64,7 +64,7 @@ export async function exportNote(ctx: Context, guid: string, flags: Flags<typeof
   for await (const page of client.paginate('notes.paragraphs', { path: { noteGuid: guid } }, { pageSize: PAGE_SIZES.paragraphs.max })) paras.push(...page.items);
   let summary: Summary | null = null;
   try {
-    summary = (await latestSummary(ctx, guid, 'text/markdown')) ?? null;
+    summary = (await latestSummary(ctx, guid, 'text/markdown', note.transcribeLocale)) ?? null;
   } catch (e) {
     // A key without note_summary:read still exports the rest.
     if (!(e instanceof ApiError && e.status === 403)) throw e;

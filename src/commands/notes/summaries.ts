@@ -26,12 +26,29 @@ export async function list(ctx: Context, guid: string): Promise<void> {
   await printList(ctx, res.data.content, SUMMARY_COLUMNS);
 }
 
-/** The newest summary of a note, in the given format; undefined when it has none. */
-export async function latestSummary(ctx: Context, guid: string, format: SummaryFormat): Promise<Summary | undefined> {
+type SummaryItem = ResponseOf<'notes.summaries.list'>['content'][number];
+
+const language = (locale: string) => locale.split(/[_-]/)[0].toLowerCase();
+
+/**
+ * The summary to show for a note spoken in `noteLocale`: the newest in that locale, else the newest in its language
+ * (en_GB for en_US), else the newest of all (a translated summary is better than none); the newest of all when the
+ * note's locale is unknown.
+ */
+export function pickSummary<S extends Pick<SummaryItem, 'id' | 'locale' | 'createdAt'>>(all: readonly S[], noteLocale?: string | null): S | undefined {
+  const newestFirst = [...all].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id);
+  if (!noteLocale) return newestFirst[0];
+  return newestFirst.find((s) => s.locale === noteLocale) ?? newestFirst.find((s) => language(s.locale) === language(noteLocale)) ?? newestFirst[0];
+}
+
+/** The newest summary of a note (in the note's language when `noteLocale` is given: pickSummary), in the given format; undefined when it has none. */
+export async function latestSummary(ctx: Context, guid: string, format: SummaryFormat, noteLocale?: string | null): Promise<Summary | undefined> {
   const client = await ctx.client();
   const all = (await client.call('notes.summaries.list', { path: { noteGuid: guid } })).data.content;
-  const newest = [...all].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id)[0];
+  const newest = pickSummary(all, noteLocale);
   if (!newest) return undefined;
+  if (noteLocale && language(newest.locale) !== language(noteLocale))
+    ctx.io.info(`Note ${guid} has no summary in its language (${noteLocale}); using the ${newest.locale} one.`);
   return (await client.call('notes.summaries.get', { path: { noteGuid: guid, summaryId: newest.id }, query: { format } })).data;
 }
 

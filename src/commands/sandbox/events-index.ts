@@ -1,6 +1,6 @@
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { EVENT_TYPE_NAMES } from '../../contract/events.js';
-import { commaList, integer, noteGuid } from '../args.js';
+import { commaList, eventIdOrInstant, integer, noteGuid } from '../args.js';
 import type { Registry } from '../registry.js';
 import { eventTypes } from '../shared.js';
 
@@ -22,7 +22,7 @@ export const events = () =>
   new Command('events')
     .description('the event log with every delivery attempt (newest last); --follow keeps printing new events and attempts')
     .addOption(eventTypes('--type <types>', 'only these event types (comma-separated, see docs/events.md)'))
-    .option('--since <id-or-time>', 'events after this event id, or at or after this ISO instant')
+    .option('--since <id-or-time>', 'events after this event id, or at or after this ISO instant', eventIdOrInstant)
     .addOption(new Option('--limit <n>', 'at most this many events (without --since: the newest ones)').argParser(integer(1, 1000)).default(20))
     .option('--follow', 'keep printing new events and delivery attempts until Ctrl-C')
     .addOption(token());

@@ -1,5 +1,8 @@
 import type { ApiClient } from '../../client/client.js';
+import { callControl, type ControlArgs, type ControlRequest } from '../../client/control.js';
 import { withBetterHint } from '../../client/errors.js';
+import type { ControlId } from '../../contract/control.js';
+import type { ControlResponseOf } from '../../contract/control-schemas.js';
 import { LIMITS } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
@@ -10,49 +13,31 @@ import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
 import type * as cmd from './events-index.js';
 
-/** `sandbox trigger`, `sandbox events`, `sandbox live-note start`: calls of the sandbox's control API (/_sandbox/). */
-
-const CONTROL = '/_sandbox';
+/**
+ * `sandbox trigger`, `sandbox events`, `sandbox live-note start`: typed calls of the sandbox's control API
+ * (/_sandbox/, contract/control.ts); the shapes are the contract's, not restated here.
+ */
 
 interface TokenFlags {
   controlTokenFile?: string;
 }
 
-interface Attempt {
-  attempt: number;
-  at: string;
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-  nextRetryAt: string | null;
-}
-interface Delivery {
-  endpointId: string;
-  url: string;
-  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
-  nextAttemptAt: string | null;
-  attempts: Attempt[];
-}
-export interface LoggedEvent {
-  id: string;
-  type: string;
-  createdAt: string;
-  workspaceGuid: string | null;
-  resourceType: string;
-  resourceId: string;
-  origin: string;
-  deliveries: Delivery[];
-}
+export type LoggedEvent = ControlResponseOf<'control.events.get'>;
+type Delivery = LoggedEvent['deliveries'][number];
+type Attempt = Delivery['attempts'][number];
+type EventPage = ControlResponseOf<'control.events.list'>;
+type EventQuery = NonNullable<ControlRequest<'control.events.list'>['query']>;
 
-/** A client for the control API of the sandbox at the resolved base URL; the control token (if any) is its Bearer value. */
-async function controlClient(ctx: Context, flags: TokenFlags): Promise<{ client: ApiClient; call: <T>(method: string, path: string, body?: unknown, query?: Record<string, string | undefined>) => Promise<T> }> {
+/** Calls of the control API of the sandbox at the resolved base URL; the control token (if any) is its Bearer value. */
+type ControlCaller = <Id extends ControlId>(id: Id, req: ControlRequest<Id>) => Promise<ControlResponseOf<Id>>;
+
+async function controlClient(ctx: Context, flags: TokenFlags): Promise<{ client: ApiClient; call: ControlCaller }> {
   const token = await readSecret({ file: flags.controlTokenFile, flag: '--control-token-file', env: ctx.env, envName: 'NOTEVOX_SANDBOX_CONTROL_TOKEN', what: 'control token' });
   const { baseUrl } = await ctx.credentials();
   const client = await ctx.clientFor({ baseUrl, apiKey: token });
-  const call = <T>(method: string, path: string, body?: unknown, query?: Record<string, string | undefined>) =>
+  const call: ControlCaller = (id, req) =>
     withBetterHint(
-      // The control API is the sandbox's own, not the service's: its answers are not in the contract.
-      async () => (await client.request(method, CONTROL + path, { body, query, signal: ctx.signal })).data as T,
+      () => callControl(client, id, ...([{ ...req, signal: ctx.signal }] as ControlArgs<typeof id>)),
       (e) => {
         if (e.code === 404001) return `${baseUrl} has no sandbox control API: point --base-url (or NOTEVOX_BASE_URL) at a \`notevox sandbox start\`.`;
         if (e.status === 401) return 'This sandbox was started with a control token: pass the same one with --control-token-file or NOTEVOX_SANDBOX_CONTROL_TOKEN.';
@@ -74,10 +59,11 @@ function deliverySummary(d: Delivery): string {
 
 const EVENT_COLUMNS: Column[] = [
   { key: 'createdAt', header: 'TIME', kind: 'time' },
-  { key: 'id', header: 'ID' },
+  // Copied into --since: never cut, whatever the terminal's width.
+  { key: 'id', header: 'ID', whole: true },
   { key: 'type', header: 'TYPE' },
-  { key: 'resource', header: 'RESOURCE', get: (e) => `${(e as LoggedEvent).resourceType} ${(e as LoggedEvent).resourceId}` },
-  { key: 'deliveries', header: 'DELIVERIES', get: (e) => (e as LoggedEvent).deliveries.map(deliverySummary).join('; ') || '-' },
+  { key: 'resource', header: 'RESOURCE', get: (e: LoggedEvent) => `${e.resourceType} ${e.resourceId}` },
+  { key: 'deliveries', header: 'DELIVERIES', get: (e: LoggedEvent) => e.deliveries.map(deliverySummary).join('; ') || '-' },
 ];
 
 // ---------------------------------------------------------------- trigger
@@ -85,7 +71,7 @@ const EVENT_COLUMNS: Column[] = [
 export async function trigger(ctx: Context, type: string, flags: Flags<typeof cmd.trigger>): Promise<void> {
   const body = { type, noteGuid: flags.note, documentId: flags.document, summaryId: flags.summary, folderId: flags.folder };
   const { call } = await controlClient(ctx, flags);
-  const e = await call<LoggedEvent>('POST', '/events', body);
+  const e = await call('control.events.trigger', { body });
   if (!textMode(ctx)) return printObject(ctx, e);
   ctx.io.out(`${e.id}\n`);
   const to = e.deliveries.map((d) => `${d.endpointId} (${d.url})`);
@@ -108,7 +94,7 @@ const eventLine = (e: LoggedEvent) => `${e.createdAt}  ${e.id}  ${e.type}  ${e.r
 export async function events(ctx: Context, flags: Flags<typeof cmd.events>): Promise<number | void> {
   const limit = flags.limit;
   const { call } = await controlClient(ctx, flags);
-  const fetchPage = (query: Record<string, string | undefined>) => call<{ content: LoggedEvent[]; nextCursor: string | null }>('GET', '/events', undefined, { type: flags.type?.join(','), ...query });
+  const fetchPage = (query: EventQuery) => call('control.events.list', { query: { type: flags.type?.join(','), ...query } });
   const first = await fetchPage(flags.since !== undefined ? { since: flags.since, limit: String(limit) } : { tail: String(limit) });
   if (!flags.follow) {
     if (textMode(ctx)) {
@@ -129,7 +115,7 @@ export async function events(ctx: Context, flags: Flags<typeof cmd.events>): Pro
 async function follow(
   ctx: Context,
   initial: LoggedEvent[],
-  fetchPage: (query: Record<string, string | undefined>) => Promise<{ content: LoggedEvent[]; nextCursor: string | null }>,
+  fetchPage: (query: EventQuery) => Promise<EventPage>,
 ): Promise<number> {
   ctx.takeOverInterrupt();
   const json = !textMode(ctx);
@@ -165,7 +151,7 @@ async function follow(
     if (ctx.signal.aborted) break;
     // From the oldest event still being delivered (its attempts keep coming), else after the newest one seen.
     const oldestOpen = [...open.values()].sort()[0];
-    let query: Record<string, string | undefined> = { since: oldestOpen ?? last, limit: '1000' };
+    let query: EventQuery = { since: oldestOpen ?? last, limit: '1000' };
     try {
       for (;;) {
         const page = await fetchPage(query);
@@ -195,13 +181,15 @@ export async function liveNoteStart(
   const stops = flags.stops;
   const workspaceGuid = LIMITS.workspaceGuidPattern.test(flags.workspace) ? flags.workspace : await resolveWorkspace(ctx, flags.workspace);
   const { call } = await controlClient(ctx, flags);
-  const note = await call<{ guid: string; title: string }>('POST', '/live-notes', {
-    workspaceGuid,
-    title: flags.title,
-    folderId: flags.folder,
-    count: flags.paragraphs,
-    paragraphIntervalSeconds: interval,
-    stops,
+  const note = await call('control.liveNotes.create', {
+    body: {
+      workspaceGuid,
+      title: flags.title,
+      folderId: flags.folder,
+      count: flags.paragraphs,
+      paragraphIntervalSeconds: interval,
+      stops,
+    },
   });
   if (!textMode(ctx)) return printObject(ctx, note);
   ctx.io.out(`${note.guid}\n`);

@@ -1,5 +1,6 @@
 import { Command, Option, type OptionValues } from '@commander-js/extra-typings';
-import { offering } from '../../completion/values.js';
+import { acceptsOutput, offering } from '../../completion/values.js';
+import { OUTPUT_FORMATS as BASE_OUTPUT } from '../../io/formats.js';
 import { LIMITS } from '../../contract/limits.js';
 import { integer, jobId, locale, translationLocales } from '../args.js';
 import type { Registry } from '../registry.js';
@@ -77,15 +78,18 @@ export function registerVoice(program: Command, r: Registry): void {
   if (!r.wants('voice')) return;
   const load = () => import('./run.js');
   voice.hook('preAction', outputToFormat(program));
-  r.add(voice, upload(), load, 'upload', [
+  // What outputToFormat lets through: -o text on every voice command, srt where --format takes it.
+  acceptsOutput(voice, [...BASE_OUTPUT, 'text']);
+  const results = [...BASE_OUTPUT, ...RESULT_MODES];
+  r.add(voice, acceptsOutput(upload(), results), load, 'upload', [
     'notevox voice upload meeting.m4a --locale en_US',
     'notevox voice upload call.mp3 --translate ko_KR,ja_JP --out results/',
     'notevox voice upload interview.wav --format srt > interview.srt',
     'notevox voice upload big.wav --no-wait --workspace "Product Team"',
   ]);
-  r.add(voice, wait(), load, 'wait', [`notevox voice wait ${JOB}`, `notevox voice wait ${JOB} --out results/ --wait-timeout 30m`]);
+  r.add(voice, acceptsOutput(wait(), results), load, 'wait', [`notevox voice wait ${JOB}`, `notevox voice wait ${JOB} --out results/ --wait-timeout 30m`]);
   r.add(voice, status(), load, 'status', [`notevox voice status ${JOB}`, `notevox voice status ${JOB} --json --query status`]);
-  r.add(voice, transcript(), load, 'transcript', [`notevox voice transcript ${JOB}`, `notevox voice transcript ${JOB} --format srt > subtitles.srt`]);
+  r.add(voice, acceptsOutput(transcript(), results), load, 'transcript', [`notevox voice transcript ${JOB}`, `notevox voice transcript ${JOB} --format srt > subtitles.srt`]);
   r.add(voice, translations(), load, 'translations', [`notevox voice translations ${JOB}`, `notevox voice translations ${JOB} --json`]);
   r.add(voice, translation(), load, 'translation', [`notevox voice translation ${JOB} ko_KR`]);
   r.add(voice, summary(), load, 'summary', [`notevox voice summary ${JOB}`, `notevox voice summary ${JOB} --locale ko_KR`]);

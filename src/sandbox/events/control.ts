@@ -1,13 +1,22 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Context, Hono } from 'hono';
-import * as z from 'zod';
+import type { Hono } from 'hono';
+import type * as z from 'zod';
+import { CONTROL_PREFIX, type ControlId } from '../../contract/control.js';
+import {
+  CONTROL_WITH_SCHEMAS,
+  type ControlParsedBodyOf,
+  type ControlParsedQueryOf,
+  type ControlPathOf,
+  type ControlResponseOf,
+  type DELIVERY_STATUSES,
+  type EVENT_ORIGINS,
+} from '../../contract/control-schemas.js';
 import { EVENT_ID_PATTERN, EVENT_TYPE_NAMES, isEventType, type EventType } from '../../contract/events.js';
 import { ERROR_CODES } from '../../contract/errors.js';
-import { LIMITS } from '../../contract/limits.js';
 import { getFolder } from '../access.js';
 import { readJsonBody } from '../app.js';
 import type { Db } from '../db.js';
-import { ApiFailure, CONTROL_PREFIX, notFound } from '../http.js';
+import { ApiFailure, notFound } from '../http.js';
 import { formatPath } from '../seed/schema.js';
 import type { Clock } from '../types.js';
 import type { EventBus } from './bus.js';
@@ -17,7 +26,9 @@ import { DEFAULT_LIVE, generatedParagraphs, liveSpecProblem, spokenSeconds, type
 
 /**
  * The sandbox control API under `/_sandbox/` (docs/sandbox.md): webhook endpoints, the event log with every delivery
- * attempt, test events, redelivery and live notes. Not part of the service's contract. Open on a loopback listener;
+ * attempt, test events, redelivery and live notes. Not part of the service: its own table and schemas are in
+ * src/contract/control.ts and control-schemas.ts, which the routes here are registered from (a handler per id, typed
+ * from the schemas; docs/sandbox-control.openapi.json describes them). Open on a loopback listener;
  * with a control token (or on another host, where one is required) it needs `Authorization: Bearer <token>`.
  * Errors use the service's envelope.
  */
@@ -52,43 +63,6 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.
   return r.data;
 }
 
-const id = z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d*$/, 'must be a positive integer').transform(Number)]);
-
-const endpointBody = z.strictObject({
-  id: z.string().optional(),
-  url: z.string(),
-  secret: z.string().optional(),
-  eventTypes: z.array(z.string()).optional(),
-  organizationId: z.string().nullish(),
-  workspaceGuids: z.array(z.string()).optional(),
-});
-
-const eventBody = z.strictObject({
-  type: z.string(),
-  noteGuid: z.string().optional(),
-  documentId: id.optional(),
-  summaryId: id.optional(),
-  folderId: id.optional(),
-});
-
-const redeliverBody = z.strictObject({ endpointId: z.string().optional() }).nullish();
-
-const paragraphInput = z.union([
-  z.string().min(1),
-  z.strictObject({ speaker: z.string().nullish(), text: z.string().min(1), durationSeconds: z.number().positive().optional() }),
-]);
-
-const liveBody = z.strictObject({
-  workspaceGuid: z.string().regex(LIMITS.workspaceGuidPattern, 'must be 16 letters or digits'),
-  folderId: id.nullish(),
-  title: z.string().min(LIMITS.noteTitle.min).max(LIMITS.noteTitle.max).refine((s) => s.trim().length > 0, 'must not be blank').optional(),
-  ownerUserId: z.number().int().positive().optional(),
-  paragraphs: z.array(paragraphInput).optional(),
-  count: z.number().int().positive().optional(),
-  paragraphIntervalSeconds: z.number().optional(),
-  stops: z.array(z.number().int()).optional(),
-});
-
 /** The paragraphs of a live spec: given (strings or objects) or `count` generated ones. */
 export function liveParagraphs(input: { paragraphs?: Array<string | { speaker?: string | null; text: string; durationSeconds?: number }>; count?: number }): LiveParagraph[] {
   if (input.paragraphs) {
@@ -108,7 +82,7 @@ interface EventRow {
   workspace_guid: string | null;
   resource_type: string;
   resource_id: string;
-  origin: string;
+  origin: (typeof EVENT_ORIGINS)[number];
   envelope: string;
 }
 
@@ -117,7 +91,7 @@ interface DeliveryRow {
   event_seq: number;
   endpoint_id: string;
   endpoint_url: string;
-  status: string;
+  status: (typeof DELIVERY_STATUSES)[number];
   attempts: number;
   next_attempt_at: string | null;
   created_at: string;
@@ -134,8 +108,10 @@ interface AttemptRow {
   next_retry_at: string | null;
 }
 
+type LoggedEvent = ControlResponseOf<'control.events.get'>;
+
 /** Events of the log with their deliveries and every attempt: endpoints by id and URL, never a secret. */
-export function eventLogJson(db: Db, rows: EventRow[]) {
+export function eventLogJson(db: Db, rows: EventRow[]): LoggedEvent[] {
   if (!rows.length) return [];
   const seqs = rows.map((r) => r.seq);
   const marks = seqs.map(() => '?').join(',');
@@ -171,7 +147,7 @@ export function eventLogJson(db: Db, rows: EventRow[]) {
 
 const EVENT_COLUMNS = 'seq, id, type, created_at, workspace_guid, resource_type, resource_id, origin, envelope';
 
-function eventBySeq(db: Db, seq: number) {
+function eventBySeq(db: Db, seq: number): LoggedEvent {
   return eventLogJson(db, db.all<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE seq = ?`, [seq]))[0];
 }
 
@@ -187,7 +163,7 @@ const EVENTS_PAGE = { default: 100, max: 1000 } as const;
  * GET /_sandbox/events: the log, oldest first, after `since` (an event id, or an ISO instant: at or after it), `limit`
  * at a time (`nextCursor` continues as `since`); or with `tail=N` the newest N.
  */
-function listEvents(db: Db, query: Record<string, string>) {
+function listEvents(db: Db, query: ControlParsedQueryOf<'control.events.list'>): ControlResponseOf<'control.events.list'> {
   const clauses: string[] = [];
   const params: unknown[] = [];
   if (query.type) {
@@ -241,12 +217,86 @@ function liveOwner(db: Db, workspaceGuid: string, userId: number | undefined): n
   return m.user_id;
 }
 
-const json = (c: Context, status: number, body: unknown) =>
+const json = (status: number, body: unknown) =>
   new Response(body === undefined ? null : JSON.stringify(body), { status, headers: body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' } });
+
+/** What the handler of control endpoint `Id` is given: its path parameters, query and body as its schemas parse them. */
+interface ControlRequest<Id extends ControlId> {
+  params: ControlPathOf<Id>;
+  query: ControlParsedQueryOf<Id>;
+  body: ControlParsedBodyOf<Id>;
+}
+/** A handler answers its endpoint's response shape (sent with the endpoint's success status), or nothing for a 204. */
+type ControlHandler<Id extends ControlId> = (r: ControlRequest<Id>) => ControlAnswer<Id> | Promise<ControlAnswer<Id>>;
+type ControlAnswer<Id extends ControlId> = [ControlResponseOf<Id>] extends [null] ? undefined : ControlResponseOf<Id>;
+type ControlHandlers = { [Id in ControlId]: ControlHandler<Id> };
 
 /** Register the control routes (before the API's and its catch-all). */
 export function controlRoutes(o: ControlOptions): (app: Hono) => void {
   const { db, clock, bus, live } = o;
+  const handlers: ControlHandlers = {
+    'control.webhookEndpoints.list': () => ({ content: listEndpoints(db).map((e) => endpointJson(db, e)), nextCursor: null }),
+
+    'control.webhookEndpoints.create': ({ body }) => {
+      checkEndpoint(db, body);
+      const { endpoint, generatedSecret } = db.tx(() => addEndpoint(db, clock, body, 'control'));
+      // A generated secret is answered this once (like a share-link password); a given one never.
+      return generatedSecret !== undefined ? { ...endpointJson(db, endpoint), secret: generatedSecret } : endpointJson(db, endpoint);
+    },
+
+    'control.webhookEndpoints.delete': ({ params }) => {
+      if (!removeEndpoint(db, clock, params.id)) throw notFound('webhook endpoint');
+      return undefined;
+    },
+
+    'control.events.list': ({ query }) => listEvents(db, query),
+
+    'control.events.get': ({ params }) => eventBySeq(db, eventById(db, params.id).seq),
+
+    'control.events.trigger': ({ body }) => {
+      if (!isEventType(body.type)) throw bad('invalid body', `type: "${body.type}" is not an event type; one of ${EVENT_TYPE_NAMES.join(', ')}`);
+      const named = body.noteGuid !== undefined || body.documentId !== undefined || body.summaryId !== undefined || body.folderId !== undefined;
+      const { seq } = bus.emit(body.type as EventType, named ? body : newestRef(db, body.type as EventType), 'test');
+      return eventBySeq(db, seq);
+    },
+
+    'control.events.redeliver': ({ params, body }) => {
+      const e = eventById(db, params.id);
+      if (body?.endpointId !== undefined && !getEndpoint(db, body.endpointId)) throw notFound('webhook endpoint');
+      const to = bus.redeliver(e.seq, body?.endpointId !== undefined ? [body.endpointId] : undefined);
+      if (!to.length) throw new ApiFailure(ERROR_CODES.UNPROCESSABLE, 'no endpoint receives this event', 'register one (POST /_sandbox/webhook-endpoints), or name one with endpointId');
+      return eventBySeq(db, e.seq);
+    },
+
+    'control.liveNotes.create': ({ body }) => {
+      if (!db.get('SELECT 1 AS x FROM workspaces WHERE guid = ?', [body.workspaceGuid])) throw new ApiFailure(ERROR_CODES.NOT_FOUND, 'workspace not found', `workspaceGuid: no workspace ${body.workspaceGuid}`);
+      if (body.paragraphs && body.count !== undefined) throw bad('invalid body', 'count: give either paragraphs or count, not both');
+      const folderId = body.folderId ?? null;
+      if (folderId !== null) {
+        const f = getFolder(db, folderId);
+        if (!f) throw new ApiFailure(ERROR_CODES.NOT_FOUND, 'folder not found', `folderId: no folder ${folderId}`);
+        if (f.workspace_guid !== body.workspaceGuid)
+          throw new ApiFailure(ERROR_CODES.UNPROCESSABLE, 'the folder is in another workspace', `folderId: folder ${f.id} is in workspace ${f.workspace_guid}, not ${body.workspaceGuid}`);
+      }
+      const spec = {
+        paragraphs: liveParagraphs(body),
+        intervalSeconds: body.paragraphIntervalSeconds ?? DEFAULT_LIVE.intervalSeconds,
+        stops: body.stops ?? [],
+      };
+      const problem = liveSpecProblem(spec);
+      if (problem) throw bad('invalid body', problem);
+      return live.create({
+        workspaceGuid: body.workspaceGuid,
+        ownerUserId: liveOwner(db, body.workspaceGuid, body.ownerUserId),
+        folderId,
+        title: body.title ?? `Live note ${clock.now().toISOString().slice(0, 16).replace('T', ' ')}`,
+        spec,
+      });
+    },
+
+    'control.openapi': async () => JSON.parse((await import('../../contract/control-openapi.js')).controlOpenApiText()) as Record<string, unknown>,
+  };
+
   return (app) => {
     app.use(`${CONTROL_PREFIX}/*`, async (c, next) => {
       if (o.token !== undefined) {
@@ -264,68 +314,15 @@ export function controlRoutes(o: ControlOptions): (app: Hono) => void {
       return next();
     });
 
-    app.get(`${CONTROL_PREFIX}/webhook-endpoints`, (c) => json(c, 200, { content: listEndpoints(db).map((e) => endpointJson(db, e)), nextCursor: null }));
-
-    app.post(`${CONTROL_PREFIX}/webhook-endpoints`, async (c) => {
-      const body = parse(endpointBody, await readJsonBody(c.req.raw), 'body');
-      checkEndpoint(db, body);
-      const { endpoint, generatedSecret } = db.tx(() => addEndpoint(db, clock, body, 'control'));
-      // A generated secret is answered this once (like a share-link password); a given one never.
-      return json(c, 201, generatedSecret !== undefined ? { ...endpointJson(db, endpoint), secret: generatedSecret } : endpointJson(db, endpoint));
-    });
-
-    app.delete(`${CONTROL_PREFIX}/webhook-endpoints/:id`, (c) => {
-      if (!removeEndpoint(db, clock, c.req.param('id'))) throw notFound('webhook endpoint');
-      return json(c, 204, undefined);
-    });
-
-    app.get(`${CONTROL_PREFIX}/events`, (c) => json(c, 200, listEvents(db, c.req.query())));
-
-    app.get(`${CONTROL_PREFIX}/events/:id`, (c) => json(c, 200, eventBySeq(db, eventById(db, c.req.param('id')).seq)));
-
-    app.post(`${CONTROL_PREFIX}/events`, async (c) => {
-      const body = parse(eventBody, await readJsonBody(c.req.raw), 'body');
-      if (!isEventType(body.type)) throw bad('invalid body', `type: "${body.type}" is not an event type; one of ${EVENT_TYPE_NAMES.join(', ')}`);
-      const named = body.noteGuid !== undefined || body.documentId !== undefined || body.summaryId !== undefined || body.folderId !== undefined;
-      const { seq } = bus.emit(body.type as EventType, named ? body : newestRef(db, body.type as EventType), 'test');
-      return json(c, 201, eventBySeq(db, seq));
-    });
-
-    app.post(`${CONTROL_PREFIX}/events/:id/redeliver`, async (c) => {
-      const e = eventById(db, c.req.param('id'));
-      const body = parse(redeliverBody, await readJsonBody(c.req.raw), 'body');
-      if (body?.endpointId !== undefined && !getEndpoint(db, body.endpointId)) throw notFound('webhook endpoint');
-      const to = bus.redeliver(e.seq, body?.endpointId !== undefined ? [body.endpointId] : undefined);
-      if (!to.length) throw new ApiFailure(ERROR_CODES.UNPROCESSABLE, 'no endpoint receives this event', 'register one (POST /_sandbox/webhook-endpoints), or name one with endpointId');
-      return json(c, 202, eventBySeq(db, e.seq));
-    });
-
-    app.post(`${CONTROL_PREFIX}/live-notes`, async (c) => {
-      const body = parse(liveBody, await readJsonBody(c.req.raw), 'body');
-      if (!db.get('SELECT 1 AS x FROM workspaces WHERE guid = ?', [body.workspaceGuid])) throw new ApiFailure(ERROR_CODES.NOT_FOUND, 'workspace not found', `workspaceGuid: no workspace ${body.workspaceGuid}`);
-      if (body.paragraphs && body.count !== undefined) throw bad('invalid body', 'count: give either paragraphs or count, not both');
-      const folderId = body.folderId ?? null;
-      if (folderId !== null) {
-        const f = getFolder(db, folderId);
-        if (!f) throw new ApiFailure(ERROR_CODES.NOT_FOUND, 'folder not found', `folderId: no folder ${folderId}`);
-        if (f.workspace_guid !== body.workspaceGuid)
-          throw new ApiFailure(ERROR_CODES.UNPROCESSABLE, 'the folder is in another workspace', `folderId: folder ${f.id} is in workspace ${f.workspace_guid}, not ${body.workspaceGuid}`);
-      }
-      const spec = {
-        paragraphs: liveParagraphs(body),
-        intervalSeconds: body.paragraphIntervalSeconds ?? DEFAULT_LIVE.intervalSeconds,
-        stops: body.stops ?? [],
-      };
-      const problem = liveSpecProblem(spec);
-      if (problem) throw bad('invalid body', problem);
-      const note = live.create({
-        workspaceGuid: body.workspaceGuid,
-        ownerUserId: liveOwner(db, body.workspaceGuid, body.ownerUserId),
-        folderId,
-        title: body.title ?? `Live note ${clock.now().toISOString().slice(0, 16).replace('T', ' ')}`,
-        spec,
+    // One route per row of the control table: path, query and body parsed with its schemas, answered with its status.
+    for (const ep of CONTROL_WITH_SCHEMAS) {
+      const handler = handlers[ep.id as ControlId] as unknown as (r: { params: Record<string, string>; query: unknown; body: unknown }) => unknown;
+      app.on(ep.method, ep.path.replace(/\{(\w+)\}/g, ':$1'), async (c) => {
+        const params = c.req.param() as Record<string, string>;
+        const query = ep.query ? parse(ep.query, c.req.query(), 'query') : {};
+        const body = ep.body ? parse(ep.body, await readJsonBody(c.req.raw), 'body') : undefined;
+        return json(ep.successStatus, await handler({ params, query, body }));
       });
-      return json(c, 201, note);
-    });
+    }
   };
 }
