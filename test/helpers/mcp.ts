@@ -18,7 +18,7 @@ import { SANDBOX_URL, type commandSandbox } from './run-command.js';
  */
 export async function mcpPair(sb: Awaited<ReturnType<typeof commandSandbox>>, key: KeyName | null, o: McpServerOptions & { env?: Record<string, string> } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'nvx-mcp-'));
-  const env: NodeJS.ProcessEnv = { NO_COLOR: '1', CI: '1', NOTEVOX_CONFIG_DIR: dir, NOTEVOX_BASE_URL: SANDBOX_URL, ...(key ? { NOTEVOX_API_KEY: K[key] } : {}), ...o.env };
+  const env: NodeJS.ProcessEnv = { NO_COLOR: '1', CI: '1', NOTEVOX_CONFIG_DIR: dir, NOTEVOX_CACHE_DIR: join(dir, 'cache'), NOTEVOX_BASE_URL: SANDBOX_URL, ...(key ? { NOTEVOX_API_KEY: K[key] } : {}), ...o.env };
   const memory = createMemoryIO({ env });
   const settings = { wire: sb.wire, sleep: async () => {} };
   const disposers: Array<() => unknown> = [];
