@@ -4,6 +4,7 @@ import { registerApi } from './api/index.js';
 import { registerAuth } from './auth/index.js';
 import { registerCompletion } from './completion/index.js';
 import { registerMcp } from './mcp/index.js';
+import { registerTree } from './tree/index.js';
 import { registerConfig } from './config/index.js';
 import { registerNotes } from './notes/index.js';
 import { registerSandbox } from './sandbox/index.js';
@@ -30,5 +31,6 @@ export function registerCommands(program: Command, r: Registry): void {
   registerWebhooks(program, r);
   registerSandbox(program, r);
   registerMcp(program, r);
+  registerTree(program, r);
   registerCompletion(program, r);
 }
