@@ -87,6 +87,19 @@ function tidy(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
  * (decisions.md: clients read what is there), so they do not forbid fields a newer service may add.
  */
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const cache = io === 'input' ? INPUT : OUTPUT;
+  const known = cache.get(schema);
+  if (known) return known;
+  const made = convert(schema, io);
+  cache.set(schema, made);
+  return made;
+}
+
+/** Converted once per schema object: grouping and the tools' own schemas ask for the same ones again. */
+const INPUT = new WeakMap<z.ZodType, Json>();
+const OUTPUT = new WeakMap<z.ZodType, Json>();
+
+function convert(schema: z.ZodType, io: 'input' | 'output'): Json {
   const json = z.toJSONSchema(schema, { io, target: 'draft-2020-12', override: tidy, unrepresentable: 'any' }) as Json;
   delete json.$schema;
   return compact(json, io === 'output');
