@@ -9,9 +9,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { buildProgram } from '../../program.js';
 import type { Context } from '../types.js';
 import { jsonSchema, type Annotations } from './catalogue.js';
-import type { CallContext, ToolResult } from './server.js';
-import { jsonResult } from './server.js';
-import { fitText } from './shape.js';
+import { fitText, jsonResult, type CallContext, type ToolResult } from './shape.js';
 
 /**
  * Tools for what agents do in several calls, made of the CLI's own commands: `voice upload --wait`, `wm import`,

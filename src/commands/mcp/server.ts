@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Transport } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type Transport } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import type { ApiClient, QueryValue } from '../../client/client.js';
 import { explainError, redact } from '../../client/client.js';
@@ -10,7 +10,10 @@ import type { Context } from '../types.js';
 import { apiTools, riskOf, TOOL_PAGE_SIZE, type Annotations, type ApiTool, type Risk } from './catalogue.js';
 import { compositeTools, type CompositeTool } from './composite.js';
 import { readResource, resourceTemplates, listResources } from './resources.js';
-import { fit } from './shape.js';
+import { jsonResult, type CallContext, type ToolResult } from './shape.js';
+
+export type { CallContext, ToolResult } from './shape.js';
+export { jsonResult } from './shape.js';
 
 /**
  * `notevox mcp`: the API as MCP tools (catalogue.ts), the composite tools (composite.ts) and resources
@@ -26,14 +29,6 @@ export interface SafetyOptions {
   tools?: string[];
 }
 
-/** What a tool call may use: the request's signal (cancellation) and progress notifications. */
-export interface CallContext {
-  signal: AbortSignal;
-  /** Report progress (no-op when the client asked for none). */
-  progress(progress: number, total: number | undefined, message?: string): void;
-}
-
-export type ToolResult = CallToolResult;
 
 interface AnyTool {
   name: string;
@@ -70,15 +65,6 @@ export function toolError(err: unknown): ToolResult {
 
 const refused = (why: string): ToolResult =>
   toolError(new CliError(why, { exitCode: EXIT.USAGE, hint: "The flags are on the server's command line, in the MCP client's configuration (docs/mcp.md)." }));
-
-/** A successful answer: the JSON as text (cut to fit, saying so) and, for tools with an output schema, structured. */
-export function jsonResult(data: unknown, structured: boolean): ToolResult {
-  if (data === null || data === undefined) return { content: [{ type: 'text', text: 'Done (the service answered with no content).' }] };
-  const { value, note } = fit(data);
-  const content: ToolResult['content'] = [{ type: 'text', text: JSON.stringify(value) }];
-  if (note) content.push({ type: 'text', text: note });
-  return structured && typeof value === 'object' && !Array.isArray(value) ? { content, structuredContent: value as Record<string, unknown> } : { content };
-}
 
 const issuesText = (where: string, error: z.ZodError) => error.issues.map((i) => `${[where, ...i.path].join('.')}: ${i.message}`).join('; ');
 

@@ -1,3 +1,5 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+
 /**
  * What a tool result may put into an agent's context: at most RESULT_BUDGET characters of JSON. A larger answer is
  * cut, and says so: lists keep their first items (ask for a smaller page, or follow the cursor), long texts their
@@ -53,3 +55,22 @@ export function fitText(text: string, rest: string, budget = RESULT_BUDGET): Fit
   if (text.length <= budget) return { value: text };
   return { value: text.slice(0, budget), note: `Result cut: the first ${budget} of ${text.length} characters are shown. ${rest}` };
 }
+
+/** What a tool call may use: the request's signal (cancellation) and progress notifications. */
+export interface CallContext {
+  signal: AbortSignal;
+  /** Report progress (no-op when the client asked for none). */
+  progress(progress: number, total: number | undefined, message?: string): void;
+}
+
+export type ToolResult = CallToolResult;
+
+/** A successful answer: the JSON as text (cut to fit, saying so) and, for tools with an output schema, structured. */
+export function jsonResult(data: unknown, structured: boolean): ToolResult {
+  if (data === null || data === undefined) return { content: [{ type: 'text', text: 'Done (the service answered with no content).' }] };
+  const { value, note } = fit(data);
+  const content: ToolResult['content'] = [{ type: 'text', text: JSON.stringify(value) }];
+  if (note) content.push({ type: 'text', text: note });
+  return structured && typeof value === 'object' && !Array.isArray(value) ? { content, structuredContent: value as Record<string, unknown> } : { content };
+}
+
