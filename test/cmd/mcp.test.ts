@@ -10,7 +10,7 @@ import { DEMO_FOLDERS, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIKI_PAGES, DEMO_WORKSPA
 import { speechLikeWav, THREE_WORDS, writeLargeWav } from '../helpers/audio.js';
 import { expectNoSecrets, K, type KeyName } from '../helpers/expect.js';
 import { mcpPair } from '../helpers/mcp.js';
-import { commandSandbox } from '../helpers/run-command.js';
+import { commandSandbox, runCommand } from '../helpers/run-command.js';
 
 /**
  * `notevox mcp` in process: the SDK's client and the server linked by the SDK's in-memory transport, the server
@@ -209,6 +209,16 @@ describe('read tools', () => {
 });
 
 describe('safety', () => {
+  it('refuses flags that allow nothing before it serves', async () => {
+    const r = await runCommand(['mcp', '--allow-destructive'], { stdin: '' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--allow-destructive needs --allow-writes/);
+    const none = await runCommand(['mcp', '--tools', 'no_such_*'], { stdin: '' });
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toMatch(/matches no tool/);
+    expect(r.stdout + none.stdout).toBe('');
+  });
+
   it('refuses writes without --allow-writes, naming the flag; they work with it', async () => {
     const ro = await open('admin');
     const refused = errorOf(await call(ro, 'notes_update', { noteGuid: DEMO_NOTES.roadmapReview, body: { title: 'Renamed by an agent' } }));
