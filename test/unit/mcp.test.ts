@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { mcp } from '../../src/commands/mcp/index.js';
 import { allTools } from '../../src/commands/mcp/server.js';
+import { fit, fitText } from '../../src/commands/mcp/shape.js';
 
 /** Other commands start without the MCP SDK, the mcp command's work or zod's JSON Schema converter (build/meta.json, written by npm run build). */
 describe('registration stays cheap', () => {
@@ -48,5 +49,26 @@ describe('docs/mcp.md', () => {
       expect(server.args[0]).toBe('mcp');
       for (const a of server.args.slice(1).filter((x) => x.startsWith('--'))) expect(flags, a).toContain(a);
     }
+  });
+});
+
+describe('results larger than the context allows', () => {
+  it('keeps the first items of a list and says how many', () => {
+    const page = { content: Array.from({ length: 500 }, (_, i) => ({ id: i, text: 'x'.repeat(200) })), nextCursor: 'c1' };
+    const { value, note } = fit(page, 24_000);
+    expect(JSON.stringify(value).length).toBeLessThanOrEqual(24_000);
+    expect(value.content[0]).toEqual(page.content[0]);
+    expect(value.nextCursor).toBe('c1');
+    expect(note).toMatch(new RegExp(`only the first ${value.content.length} of 500 items`));
+  });
+
+  it('cuts long texts, saying which and by how much; leaves small answers alone', () => {
+    const doc = { id: 1, content: 'y'.repeat(100_000) };
+    const { value, note } = fit(doc, 24_000);
+    expect(JSON.stringify(value).length).toBeLessThanOrEqual(24_000);
+    expect(value.content).toMatch(/… \[cut: \d+ more characters\]$/);
+    expect(note).toMatch(/long texts were cut to \d+ characters \(content\)/);
+    expect(fit({ a: 1 })).toEqual({ value: { a: 1 } });
+    expect(fitText('z'.repeat(30), 'See the file.', 10)).toEqual({ value: 'z'.repeat(10), note: 'Result cut: the first 10 of 30 characters are shown. See the file.' });
   });
 });
