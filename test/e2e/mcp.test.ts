@@ -25,8 +25,8 @@ afterAll(async () => {
 it('lists notes, reads one and renames it over stdio (--allow-writes)', async () => {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp', '--allow-writes'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: '1', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: dir, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: K.admin },
+    args: [BIN, 'mcp', '--base-url', sb.baseUrl, '--allow-writes'],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: '1', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: dir, NOTEVOX_API_KEY: K.admin },
     stderr: 'pipe',
   });
   let stderr = '';
