@@ -55,3 +55,31 @@ it('lists notes, reads one and renames it over stdio (--allow-writes)', async ()
   // Logs go to stderr (stdout carries only the protocol, or the client could not have parsed it).
   expect(stderr).toMatch(/notevox mcp: \d+ tools \(reads and writes\)/);
 });
+
+it('stops when the client goes away (stdin closed) or on SIGTERM, printing nothing on stdout', async () => {
+  const { spawn } = await import('node:child_process');
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: '1', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: dir, NOTEVOX_BASE_URL: sb.baseUrl, NOTEVOX_API_KEY: K.admin };
+  const run = (stop: (child: ReturnType<typeof spawn>) => void) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'mcp'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d) => (stdout += d));
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+        if (/on stdio/.test(stderr)) stop(child);
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.once('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+  const closed = await run((c) => c.stdin!.end());
+  expect(closed.code, closed.stderr).toBe(0);
+  expect(closed.stdout).toBe('');
+  const termed = await run((c) => c.kill('SIGTERM'));
+  expect(termed.code, termed.stderr).not.toBeNull();
+  expect(termed.stdout).toBe('');
+  expectNoSecrets(closed.stderr, termed.stderr);
+});
