@@ -216,6 +216,7 @@ describe('safety', () => {
     const none = await runCommand(['mcp', '--tools', 'no_such_*'], { stdin: '' });
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toMatch(/matches no tool/);
+    expect(none.stderr).toMatch(/"no_such_\*" names no tool/);
     expect(r.stdout + none.stdout).toBe('');
   });
 

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
 import type * as cmd from './index.js';
-import { createMcpServer, offeredTools, redacting } from './server.js';
+import { allTools, createMcpServer, matchesTool, offeredTools, redacting } from './server.js';
 
 /** The secrets no message of the server may carry: the API key, and webhook secrets the environment holds. */
 export async function secretsOf(ctx: Context): Promise<string[]> {
@@ -17,6 +17,9 @@ export async function mcp(ctx: Context, flags: Flags<typeof cmd.mcp>): Promise<v
   if (flags.allowDestructive && !flags.allowWrites) throw new UsageError('--allow-destructive needs --allow-writes', 'Pass both: notevox mcp --allow-writes --allow-destructive.');
   ctx.takeOverInterrupt();
   const options = { allowWrites: flags.allowWrites, allowDestructive: flags.allowDestructive, tools: flags.tools };
+  for (const glob of flags.tools ?? []) {
+    if (!allTools().some((t) => matchesTool(glob, t.name))) ctx.io.warn(`--tools: "${glob}" names no tool (docs/mcp.md lists them)`);
+  }
   const tools = offeredTools(options);
   if (tools.length === 0) throw new UsageError(`--tools ${flags.tools?.join(',')} matches no tool that is allowed`, 'See docs/mcp.md for the tool names, or `notevox mcp --help`.');
   const secrets = await secretsOf(ctx);

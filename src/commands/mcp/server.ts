@@ -39,10 +39,12 @@ interface AnyTool {
 }
 
 const globRe = (glob: string) => new RegExp('^' + glob.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+/** Whether a `--tools` glob (`*` for any characters) names the tool. */
+export const matchesTool = (glob: string, name: string) => globRe(glob.trim()).test(name);
 
 /** Why a tool is withheld, as the flag that would allow it; undefined when it is allowed. */
 export function refusal(tool: { name: string; annotations: Annotations }, o: SafetyOptions): string | undefined {
-  if (o.tools?.length && !o.tools.some((g) => globRe(g.trim()).test(tool.name)))
+  if (o.tools?.length && !o.tools.some((g) => matchesTool(g, tool.name)))
     return `the tool ${tool.name} is not among --tools ${o.tools.join(',')}: add it to --tools (or leave --tools out) in the server's command line`;
   const risk: Risk = riskOf(tool.annotations);
   if (risk === 'write' && !o.allowWrites) return `${tool.name} changes data, and this server is read-only: start it with --allow-writes to allow it`;
