@@ -6,7 +6,7 @@
 __notevox_subcommands() {
   __notevox_r=
   case "$1" in
-    '') __notevox_r='api auth completion config folders help notes org profile sandbox scopes templates voice webhooks wiki wm workspaces' ;;
+    '') __notevox_r='api auth commands completion config folders help mcp notes org profile sandbox scopes templates voice webhooks wiki wm workspaces' ;;
     'api ') __notevox_r='spec' ;;
     'auth ') __notevox_r='help login logout status switch' ;;
     'config ') __notevox_r='get help list set unset' ;;
@@ -40,6 +40,7 @@ __notevox_options() {
     'folders list ') __notevox_r='--tree --workspace' ;;
     'folders move ') __notevox_r='--inherit-sharing --root --to' ;;
     'folders update ') __notevox_r='--color --description --member --sharing --title' ;;
+    'mcp ') __notevox_r='--allow-destructive --allow-writes --tools' ;;
     'notes documents generate ') __notevox_r='--format --locale --out --template' ;;
     'notes documents get ') __notevox_r='--format --out' ;;
     'notes export ') __notevox_r='--format --out' ;;
@@ -237,6 +238,7 @@ __notevox_value() {
     'api '*'|-H'|'api '*'|--header') ;;
     'api '*'|--input') ;;
     'api '*'|-f'|'api '*'|--raw-field') ;;
+    'mcp '*'|--tools') ;;
     'voice '*'|-o'|'voice '*'|--output') __notevox_r='csv json ndjson table text tsv' ;;
     ''*'|--base-url') ;;
     ''*'|--fields') ;;

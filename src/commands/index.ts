@@ -3,6 +3,8 @@ import type { Registry } from './registry.js';
 import { registerApi } from './api/index.js';
 import { registerAuth } from './auth/index.js';
 import { registerCompletion } from './completion/index.js';
+import { registerMcp } from './mcp/index.js';
+import { registerTree } from './tree/index.js';
 import { registerConfig } from './config/index.js';
 import { registerNotes } from './notes/index.js';
 import { registerSandbox } from './sandbox/index.js';
@@ -28,5 +30,7 @@ export function registerCommands(program: Command, r: Registry): void {
   registerApi(program, r);
   registerWebhooks(program, r);
   registerSandbox(program, r);
+  registerMcp(program, r);
+  registerTree(program, r);
   registerCompletion(program, r);
 }

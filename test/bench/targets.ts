@@ -36,6 +36,8 @@ export const TARGETS: readonly Target[] = [
   { id: 'wm.rss', bench: 'wm', text: '`wm import` of 1M rows: CLI peak RSS < 150 MB', op: '<', threshold: 150, unit: 'MB', sizeBound: true },
   { id: 'wm.rate429', bench: 'wm', text: '`wm import` at the default 600 requests/min: no 429', op: '<=', threshold: 0, unit: 'count', sizeBound: false },
   { id: 'wm.rateCeiling', bench: 'wm', text: '`wm import` at 600 requests/min ≥ 90 % of the 600,000 rows/min ceiling', op: '>=', threshold: 0.9, unit: '×', sizeBound: false },
+  { id: 'mcp.startup', bench: 'mcp', text: '`notevox mcp`: initialize + tools/list over stdio ≤ 2× a one-tool SDK server', op: '<=', threshold: 2, unit: '×', sizeBound: false },
+  { id: 'mcp.size', bench: 'mcp', text: '`notevox mcp` tools/list answer (read-only default) < 40 kB', op: '<', threshold: 40, unit: 'kB', sizeBound: false },
 ];
 
 export function targetById(id: string): Target {

@@ -82,7 +82,7 @@ describe('the npm package', () => {
 
   it('what the bundle contains is a devDependency, never a runtime dependency', () => {
     const bundled = new Set(Object.keys(meta.inputs).flatMap((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? []));
-    expect([...bundled].sort()).toEqual(['@commander-js/extra-typings', 'commander', 'undici', 'zod']);
+    expect([...bundled].sort()).toEqual(['@commander-js/extra-typings', '@modelcontextprotocol/core', '@modelcontextprotocol/server', 'commander', 'undici', 'zod']);
     for (const name of bundled) {
       expect(pkg.devDependencies[name], name).toBeDefined();
       expect(pkg.dependencies[name], name).toBeUndefined();

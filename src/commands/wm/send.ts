@@ -32,6 +32,8 @@ export async function runBatches<B, R>(source: AsyncIterable<B>, o: RunOptions<B
   const one = async (batch: B) => {
     await o.pacer.acquire(o.signal);
     try {
+      // Not one more batch once interrupted (mcp cancels a call this way, and the process does not exit).
+      o.signal?.throwIfAborted();
       const res = await o.send(batch);
       o.pacer.observe(res.headers);
       o.done(batch, res);
