@@ -55,6 +55,40 @@ describe('config store', () => {
     expect(readdirSync(dir)).toEqual(['config.json']);
   });
 
+  it('takes over an empty lock (a holder killed between creating and writing it) within a second or two', () => {
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'config.json.lock'), '');
+    const started = Date.now();
+    store.setSetting('output', 'json');
+    expect(Date.now() - started).toBeLessThan(5000); // the wait for a live holder is 30 s
+    expect(store.getSetting('output')).toBe('json');
+    expect(readdirSync(dir)).toEqual(['config.json']);
+  }, 40_000);
+
+  it('releases the lock only if it is still its own', () => {
+    mkdirSync(dir);
+    const lock = join(dir, 'config.json.lock');
+    withLock(lock, () => {
+      expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^${process.pid}-[a-z0-9]+\\n$`));
+      // Someone took it over meanwhile (a live process): its lock is not ours to remove.
+      rmSync(lock);
+      writeFileSync(lock, `${process.ppid}-other\n`);
+    });
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.ppid}-other\n`);
+  });
+
+  it('sweeps the files that dead writers left beside the config, and keeps those of live ones', () => {
+    mkdirSync(dir);
+    const dead = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
+    const left = [`.config.json.tmp-${dead}-abc123.tmp`, `config.json.lock.new-${dead}-abc123`, `config.json.lock.takeover-42`];
+    for (const f of left) writeFileSync(join(dir, f), f.includes('takeover') ? `${dead}-x\n` : '{}');
+    const live = `.config.json.tmp-${process.ppid}-abc123.tmp`;
+    writeFileSync(join(dir, live), '{}');
+    writeFileSync(join(dir, 'config.json.lock'), `${dead}-zz\n`);
+    store.setSetting('output', 'json');
+    expect(readdirSync(dir).sort()).toEqual([live, 'config.json'].sort());
+  });
+
   it('lives at $NOTEVOX_CONFIG_DIR/config.json, else in the XDG config dir', () => {
     expect(store.path).toBe(join(dir, 'config.json'));
     expect(configDir({ XDG_CONFIG_HOME: '/x/conf', HOME: '/home/u' })).toBe('/x/conf/notevox');
