@@ -226,6 +226,20 @@ describe.concurrent('events: delivery (decisions.md §6.3, paced)', () => {
     expect(Math.max(...took)).toBeLessThan(5_000);
   });
 
+  it('an endpoint that hangs does not stall the others: a healthy one beside it gets every event at once', { timeout: 60_000 }, async () => {
+    const hanging = await receiver(['hang']);
+    const healthy = await receiver([200]);
+    // Pace 1: each delivery to the hanging endpoint waits the full 60 s timeout.
+    const sb = await sandbox({ webhooks: [hanging.url, healthy.url], webhookSecret: 'whsec_test_0010' });
+    const EVENTS = 60;
+    for (let i = 0; i < EVENTS; i++) expect((await rename(sb, N.launchKickoff, `Beside a hanging receiver ${i}`)).status).toBe(200);
+    // Every one within seconds (a shared pool held by the hanging endpoint gave 15 at once, the rest a minute apart).
+    const got = await healthy.waitFor(EVENTS, 30_000);
+    expect(new Set(got.map((x) => x.json.id)).size).toBe(EVENTS);
+    // The hanging endpoint holds only its own few slots.
+    expect(hanging.received.length).toBeLessThanOrEqual(4);
+  });
+
   it('redelivers an event with the same id to the endpoints that want it', async () => {
     const r = await receiver([200]);
     const sb = await sandbox({ webhooks: [r.url], webhookSecret: 'whsec_test_0005', webhookPace: 0.02 });
