@@ -311,6 +311,14 @@ describe.concurrent('notevox sandbox start --webhook', { timeout: 90_000 }, () =
     const bad = await runCli(['sandbox', 'start', '--port', '0', '--webhook', 'ftp://x', '--webhook-pace', '0.5']);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--webhook "ftp:\/\/x" must use http or https/);
+    // Beyond loopback only with --webhook-allow-host (issue 25 item 3).
+    const far = await runCli(['sandbox', 'start', '--port', '0', '--webhook', 'https://hooks.example.test/in']);
+    expect(far.exitCode).toBe(2);
+    expect(far.stderr).toMatch(/--webhook "https:\/\/hooks\.example\.test\/in" goes to "hooks\.example\.test", beyond loopback: .* unless started with --webhook-allow-host hooks\.example\.test/);
+    // Allowed, the first URL passes and the check stops at the next one.
+    const allowed = await runCli(['sandbox', 'start', '--port', '0', '--webhook', 'https://hooks.example.test/in', '--webhook-allow-host', 'hooks.example.test', '--webhook', 'http://10.1.2.3/h']);
+    expect(allowed.exitCode).toBe(2);
+    expect(allowed.stderr).toMatch(/--webhook "http:\/\/10\.1\.2\.3\/h" goes to "10\.1\.2\.3", beyond loopback/);
   });
 
   it('never shows the webhook secret, the control token or the API key: not in its log (--verbose), the CLI output, --debug traces or the event log', { timeout: 90_000 }, async () => {

@@ -31,6 +31,8 @@ export interface ControlOptions {
   token?: string;
   /** The sandbox listens on a loopback address only. */
   loopback: boolean;
+  /** `--webhook-allow-host`: hosts beyond loopback that endpoints may deliver to. */
+  webhookAllowHosts?: readonly string[];
 }
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -268,7 +270,7 @@ export function controlRoutes(o: ControlOptions): (app: Hono) => void {
 
     app.post(`${CONTROL_PREFIX}/webhook-endpoints`, async (c) => {
       const body = parse(endpointBody, await readJsonBody(c.req.raw), 'body');
-      checkEndpoint(db, body);
+      checkEndpoint(db, body, o.webhookAllowHosts ?? []);
       const { endpoint, generatedSecret } = db.tx(() => addEndpoint(db, clock, body, 'control'));
       // A generated secret is answered this once (like a share-link password); a given one never.
       return json(c, 201, generatedSecret !== undefined ? { ...endpointJson(db, endpoint), secret: generatedSecret } : endpointJson(db, endpoint));

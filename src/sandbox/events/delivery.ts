@@ -1,7 +1,7 @@
 import { WEBHOOK_DELIVERY, WEBHOOK_MAX_ATTEMPTS } from '../../contract/events.js';
 import type { Db } from '../db.js';
 import type { Clock } from '../types.js';
-import { displayUrl } from './endpoints.js';
+import { displayUrl, webhookHostProblem } from './endpoints.js';
 import { formatDuration, postJson, type PostOutcome } from '../../client/post-json.js';
 
 /**
@@ -27,6 +27,8 @@ export interface DeliveryOptions {
   /** One line per attempt (`--verbose`). */
   verbose?: boolean;
   userAgent: string;
+  /** `--webhook-allow-host`: hosts beyond loopback it may deliver to (an endpoint elsewhere fails, unsent). */
+  allowedHosts?: readonly string[];
   /** Deliveries in flight at once to one endpoint (default 4); endpoints share no pool. */
   perEndpoint?: number;
 }
@@ -162,6 +164,16 @@ export class DeliveryWorker {
     }
     const n = row.attempts + 1;
     const at = clock.now().toISOString();
+    const refused = webhookHostProblem(row.url, this.o.allowedHosts ?? []);
+    if (refused) {
+      // An endpoint of a reloaded state that this start does not allow: nothing is sent, the delivery fails.
+      db.tx(() => {
+        db.run('INSERT INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms, next_retry_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [row.id, n, at, null, `not sent: ${refused}`, 0, null]);
+        db.run(`UPDATE webhook_deliveries SET attempts = ?, status = 'failed', next_attempt_at = NULL, finished_at = ? WHERE id = ? AND status = 'pending'`, [n, at, row.id]);
+      });
+      this.o.log(`sandbox: webhook ${row.event_id} ${row.type} → ${row.endpoint_id} ${displayUrl(row.url)}: not sent, ${refused}`);
+      return;
+    }
     const out = await postJson(
       row.url,
       row.envelope,
