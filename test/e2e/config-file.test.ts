@@ -87,8 +87,8 @@ for (let i = 0; i < Number(count); i++) store.setProfile(\`w\${worker}-\${i}\`, 
 // without pausing, which the test's event loop could not) reads the holder's pid from the lock and kills it, only
 // when it is one of the logins started here. What a login acknowledged ("saved", exit 0) must be in the file.
 describe('killing the holder of the config lock', () => {
-  const LOGINS = 40;
-  const KILLS = 12;
+  const LOGINS = Number(process.env.KILL_LOGINS ?? 40);
+  const KILLS = Number(process.env.KILL_KILLS ?? 12);
   it(`${LOGINS} parallel \`auth login\`, ${KILLS} holders SIGKILLed: no acknowledged login lost, no temporary file left`, async () => {
     const cfg = tempConfigDir();
     try {
@@ -132,6 +132,7 @@ process.stdout.write(JSON.stringify(killed));`,
       // A login that was not killed and not acknowledged failed: show why.
       const failed = results.filter(({ r }) => r.exitCode !== 0 && r.signal !== 'SIGKILL').map(({ r }) => String(r.stderr));
       expect(failed).toEqual([]);
+      console.log(`kill test: ${killed.length} holders killed, ${acknowledged.length} of ${LOGINS} logins acknowledged`);
       expect(killed.length).toBeGreaterThan(0);
       expect(acknowledged.length + killed.length).toBeGreaterThanOrEqual(LOGINS);
       const stored = JSON.parse(readFileSync(join(cfg.dir, 'config.json'), 'utf8'));
