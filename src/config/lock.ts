@@ -51,7 +51,7 @@ const newToken = () => `${process.pid}-${Math.random().toString(36).slice(2, 10)
 
 /** The pid at the start of a token (`<pid>-<random>`, or `<pid>` as older versions wrote). */
 function tokenPid(content: string): number | undefined {
-  const m = /^(\d+)(?:-[a-z0-9]+)?$/.exec(content.trim());
+  const m = /^(\d+)(?:-[a-z0-9]*)?$/.exec(content.trim());
   const pid = m ? Number(m[1]) : NaN;
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
