@@ -25,7 +25,7 @@ import { CliError, EXIT } from '../errors.js';
  */
 
 /** A lock file as found: which file (inode), what it holds, and how old it is. */
-interface LockFile {
+export interface LockFile {
   ino: number;
   content: string;
   ageMs: number;
@@ -68,7 +68,7 @@ export function processAlive(pid: number): boolean {
 }
 
 /** The lock file at `path` (read through one descriptor, so inode and content belong together), or undefined. */
-function inspect(path: string): LockFile | undefined {
+export function inspect(path: string): LockFile | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -140,7 +140,7 @@ function createExclusiveWithoutLinks(path: string, content: string, mode: number
  * which one process at a time creates: of all who judged that file, one removes it, and none removes a file that
  * replaced it. A marker left by a process that died is itself removed the same way.
  */
-function removeIfStill(path: string, judged: LockFile, mode: number, depth = 0): void {
+export function removeIfStill(path: string, judged: LockFile, mode = 0o600, depth = 0): void {
   const marker = `${path}.takeover-${judged.ino}`;
   const token = newToken();
   if (!createExclusive(marker, `${token}\n`, mode)) {

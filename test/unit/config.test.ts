@@ -7,6 +7,7 @@ import { maskKey, parseApiKey } from '../../src/config/apikey.js';
 import { isLoopbackHost, validateBaseUrl } from '../../src/config/baseurl.js';
 import { DEFAULT_BASE_URL } from '../../src/config/defaults.js';
 import { resolveCredentials } from '../../src/config/resolve.js';
+import { inspect, removeIfStill } from '../../src/config/lock.js';
 import { configDir, openConfig, withLock, type ConfigStore } from '../../src/config/store.js';
 import { EXIT, UsageError } from '../../src/errors.js';
 
@@ -75,6 +76,33 @@ describe('config store', () => {
       writeFileSync(lock, `${process.ppid}-other\n`);
     });
     expect(readFileSync(lock, 'utf8')).toBe(`${process.ppid}-other\n`);
+  });
+
+  it('a takeover removes only the lock it judged: not a newer one, and not while another process takes it over', () => {
+    mkdirSync(dir);
+    const lock = join(dir, 'config.json.lock');
+    const dead = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
+    writeFileSync(lock, `${dead}-old\n`);
+    const judged = inspect(lock)!;
+    // Meanwhile another waiter removed it and a live process took the lock: the late taker leaves that one alone.
+    rmSync(lock);
+    writeFileSync(lock, `${process.ppid}-live\n`);
+    removeIfStill(lock, judged);
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.ppid}-live\n`);
+    // A live process is taking over this very file (its marker): it is left to that process.
+    rmSync(lock);
+    writeFileSync(lock, `${dead}-old\n`);
+    const again = inspect(lock)!;
+    const marker = `${lock}.takeover-${again.ino}`;
+    writeFileSync(marker, `${process.ppid}-taker\n`);
+    removeIfStill(lock, again);
+    expect(existsSync(lock)).toBe(true);
+    // That taker died: its marker goes, and the next attempt removes the judged lock.
+    writeFileSync(marker, `${dead}-taker\n`);
+    removeIfStill(lock, again);
+    expect(existsSync(marker)).toBe(false);
+    removeIfStill(lock, again);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('sweeps the files that dead writers left beside the config, and keeps those of live ones', () => {
