@@ -10,9 +10,10 @@ import { CliError, EXIT } from '../errors.js';
  * - A lock is stale when its process is gone (checked by pid: a SIGKILLed holder is taken over at once), when it is
  *   empty or unreadable for a second (a lock written by an older notevox killed between create and write), or older
  *   than any change could take (60 s: a reused pid).
- * - Removing a lock (a takeover, or the owner's release) checks, under a marker that only one process can create
- *   for that lock file (`<lock>.takeover-<inode>`), that the lock is still the very file that was judged (inode and
- *   token); so a waiter never removes a newer, live lock it did not judge, and an owner never removes another's.
+ * - A takeover removes the lock only if it is still the very file that was judged (inode and token), checked under
+ *   a marker that only one process can create for that file (`<lock>.takeover-<token>`): of all the waiters that
+ *   judged it, one removes it, and none removes a newer, live lock it did not judge. An owner removes the lock only
+ *   if it still holds its token.
  * - Files left by processes killed mid-way (a token file, a marker, the config's temporary file) are swept by the
  *   next change once their process is gone.
  *
@@ -136,12 +137,21 @@ function createExclusiveWithoutLinks(path: string, content: string, mode: number
 }
 
 /**
- * Remove `path` if it is still the file `judged` (same inode, same content). Done under `<path>.takeover-<inode>`,
+ * Which takeover a marker is for: the judged file's token, unique to it (an inode is not: a file made right after
+ * another was removed often gets its number); an older notevox's lock without a token, by inode.
+ */
+function markerKey(f: LockFile): string {
+  const token = f.content.trim();
+  return /^\d+-[a-z0-9]+$/.test(token) ? token : `ino${f.ino}`;
+}
+
+/**
+ * Remove `path` if it is still the file `judged` (same inode, same content). Done under `<path>.takeover-<token>`,
  * which one process at a time creates: of all who judged that file, one removes it, and none removes a file that
  * replaced it. A marker left by a process that died is itself removed the same way.
  */
 export function removeIfStill(path: string, judged: LockFile, mode = 0o600, depth = 0): void {
-  const marker = `${path}.takeover-${judged.ino}`;
+  const marker = `${path}.takeover-${markerKey(judged)}`;
   const token = newToken();
   if (!createExclusive(marker, `${token}\n`, mode)) {
     const m = inspect(marker);
@@ -206,8 +216,9 @@ export function withLock<T>(lock: string, fn: () => T, waitMs = CONFIG_LOCK_WAIT
         sweep(lock, mode);
         return fn();
       } finally {
+        // Ours to remove only if it is still ours. (A waiter takes over a live holder's lock only after a minute.)
         const mine = inspect(lock);
-        if (mine && mine.content === token) removeIfStill(lock, mine, mode);
+        if (mine && mine.content === token) rmSync(lock, { force: true });
       }
     }
     const found = inspect(lock);

@@ -93,7 +93,7 @@ describe('config store', () => {
     rmSync(lock);
     writeFileSync(lock, `${dead}-old\n`);
     const again = inspect(lock)!;
-    const marker = `${lock}.takeover-${again.ino}`;
+    const marker = `${lock}.takeover-${dead}-old`;
     writeFileSync(marker, `${process.ppid}-taker\n`);
     removeIfStill(lock, again);
     expect(existsSync(lock)).toBe(true);
