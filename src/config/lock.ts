@@ -21,8 +21,8 @@ import { CliError, EXIT } from '../errors.js';
  * refreshed by a timer), so every killed holder blocks all changes for the stale period (≥ 2 s, 10 s by default),
  * the refresh timer cannot run while this synchronous store holds the lock, and their synchronous API does not
  * wait. A pid check takes over a killed holder's lock at once. Under one kill harness (40 writers, 12 holders
- * killed, a loaded machine) proper-lockfile 4.1.2 took 47 s against 20 s, and once lost 9 acknowledged changes (a
- * starved live holder judged stale); this lock lost none. The kill test (test/e2e/config-file.test.ts) holds it to that.
+ * killed, a loaded machine, four runs) proper-lockfile 4.1.2 took 31–48 s against 6–22 s, and once lost 9
+ * acknowledged changes (a starved live holder judged stale); this lock lost none. The kill test (test/e2e/config-file.test.ts) holds it to that.
  */
 
 /** A lock file as found: which file (inode), what it holds, and how old it is. */
