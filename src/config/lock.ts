@@ -17,12 +17,14 @@ import { CliError, EXIT } from '../errors.js';
  * - Files left by processes killed mid-way (a token file, a marker, the config's temporary file) are swept by the
  *   next change once their process is gone.
  *
- * Why not a lock library (proper-lockfile, the lock `conf` uses): they judge a lock stale only by its age (mtime,
+ * Why not `conf` with a lock library: `conf` writes atomically but takes no lock across processes, so it needs one
+ * beside it, and the well-kept ones (proper-lockfile and its kind) judge a lock stale only by its age (mtime,
  * refreshed by a timer), so every killed holder blocks all changes for the stale period (≥ 2 s, 10 s by default),
  * the refresh timer cannot run while this synchronous store holds the lock, and their synchronous API does not
  * wait. A pid check takes over a killed holder's lock at once. Under one kill harness (40 writers, 12 holders
  * killed, a loaded machine, four runs) proper-lockfile 4.1.2 took 31–48 s against 6–22 s, and once lost 9
- * acknowledged changes (a starved live holder judged stale); this lock lost none. The kill test (test/e2e/config-file.test.ts) holds it to that.
+ * acknowledged changes (a starved live holder judged stale); this lock lost none. The kill test
+ * (test/e2e/config-file.test.ts) holds it to that.
  */
 
 /** A lock file as found: which file (inode), what it holds, and how old it is. */
