@@ -1,7 +1,8 @@
-import { chmodSync, closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError, EXIT, UsageError } from '../errors.js';
+import { withLock } from './lock.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { cannotWrite, makeDirectory } from '../io/fs-errors.js';
 import { isRecord } from '../io/values.js';
@@ -105,110 +106,7 @@ function enforceMode(path: string, mode: number, strict: boolean): void {
   }
 }
 
-/**
- * How long a change waits for one holder of the lock, at most. A queue of changes (100 logins at once) that keeps
- * moving is waited for; one holder that does not let go for this long is not.
- */
-export const CONFIG_LOCK_WAIT_MS = 30_000;
-/** A lock this old is left over from a process that died while holding it (a change takes milliseconds). */
-const STALE_LOCK_MS = 60_000;
-
-const pause = new Int32Array(new SharedArrayBuffer(4));
-/** Block for `ms` (the store's API is synchronous, and the wait is short and bounded). */
-const sleepSync = (ms: number) => void Atomics.wait(pause, 0, 0, ms);
-
-/** The pid written in a lock file, when it is a number. */
-function lockOwner(lock: string): number | undefined {
-  try {
-    const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A lock whose process is gone, or which is older than any change could take. */
-function isStale(lock: string): boolean {
-  const pid = lockOwner(lock);
-  if (pid !== undefined && pid !== process.pid) {
-    try {
-      process.kill(pid, 0);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return true;
-    }
-  }
-  try {
-    return Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS;
-  } catch {
-    return false;
-  }
-}
-
-/** Which lock file this is (a new holder makes a new file): its pid, inode and time. */
-function lockIdentity(lock: string): string {
-  try {
-    const st = statSync(lock);
-    return `${lockOwner(lock) ?? ''}:${st.ino}:${st.mtimeMs}`;
-  } catch {
-    return '';
-  }
-}
-
-/**
- * Hold `lock` (created exclusively, holding our pid) while `fn` runs. Another holder is waited for, with short
- * random pauses, for at most `waitMs` each (the wait starts again when the lock changes hands); a lock left by a
- * dead process is taken over.
- */
-export function withLock<T>(lock: string, fn: () => T, waitMs = CONFIG_LOCK_WAIT_MS): T {
-  let deadline = Date.now() + waitMs;
-  let holder = '';
-  for (let attempt = 0; ; attempt++) {
-    let fd: number | undefined;
-    try {
-      fd = openSync(lock, 'wx', CONFIG_FILE_MODE);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    if (fd !== undefined) {
-      try {
-        try {
-          writeSync(fd, `${process.pid}\n`);
-        } finally {
-          closeSync(fd);
-        }
-      } catch (e) {
-        rmSync(lock, { force: true });
-        throw e;
-      }
-      try {
-        return fn();
-      } finally {
-        rmSync(lock, { force: true });
-      }
-    }
-    if (isStale(lock)) {
-      // Move it aside rather than delete it: of two processes that both found it stale, only one succeeds.
-      try {
-        renameSync(lock, `${lock}.stale-${process.pid}`);
-        rmSync(`${lock}.stale-${process.pid}`, { force: true });
-      } catch {}
-      continue;
-    }
-    const current = lockIdentity(lock);
-    if (current !== holder) {
-      holder = current;
-      deadline = Date.now() + waitMs;
-    }
-    if (Date.now() >= deadline) {
-      const pid = lockOwner(lock);
-      throw new CliError(`the config file is being changed by another notevox${pid ? ` (pid ${pid})` : ''}; gave up after waiting ${waitMs / 1000}s for it`, {
-        exitCode: EXIT.UNEXPECTED,
-        hint: `Try again. If no other notevox is running, delete ${lock}.`,
-      });
-    }
-    sleepSync(Math.min(50, 2 + Math.random() * 2 ** Math.min(attempt, 5)));
-  }
-}
+export { CONFIG_LOCK_WAIT_MS, withLock } from './lock.js';
 
 export function openConfig(env: NodeJS.ProcessEnv = process.env): ConfigStore {
   const dir = configDir(env);

@@ -16,7 +16,7 @@ import { RateLimiter, parseRateLimit } from './ratelimit.js';
 import { EventBus } from './events/bus.js';
 import { controlRoutes } from './events/control.js';
 import { DeliveryWorker } from './events/delivery.js';
-import { registerFlagEndpoints, webhookUrlProblem, WEBHOOK_SECRET_PATTERN, WEBHOOK_SECRET_RULE, type FlagEndpoint } from './events/endpoints.js';
+import { displayUrl, isLoopbackHost, listEndpoints, registerFlagEndpoints, webhookHostProblem, webhookUrlProblem, WEBHOOK_SECRET_PATTERN, WEBHOOK_SECRET_RULE, type FlagEndpoint } from './events/endpoints.js';
 import { LiveNotes } from './events/live.js';
 import { hashSecret } from './ids.js';
 import { VERSION } from '../version.js';
@@ -46,6 +46,8 @@ export interface SandboxOptions {
   webhookSecret?: string;
   /** `--webhook-pace F`: multiplies every retry delay and the delivery timeout (default 1). */
   webhookPace?: number;
+  /** `--webhook-allow-host HOST` (repeatable): hosts beyond loopback that webhooks may be delivered to. */
+  webhookAllowHosts?: string[];
   /** `--control-token-file` / NOTEVOX_SANDBOX_CONTROL_TOKEN: the control API needs it as Bearer value. */
   controlToken?: string;
 }
@@ -95,15 +97,16 @@ function knownStoredKeys(db: Db): SeedSummary['keys'] {
 }
 
 /** Whether a bind address reaches only this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || /^::ffff:127\./.test(h);
-}
+export { isLoopbackHost };
 
 function checkEventOptions(opts: SandboxOptions): void {
   for (const url of opts.webhooks ?? []) {
-    const problem = webhookUrlProblem(url);
+    const problem = webhookUrlProblem(url) ?? webhookHostProblem(url, opts.webhookAllowHosts ?? []);
     if (problem) throw new SandboxConfigError(`--webhook "${url}" ${problem}`);
+  }
+  for (const host of opts.webhookAllowHosts ?? []) {
+    if (!/^(\[[0-9A-Fa-f:.]+\]|[0-9A-Fa-f:.]+|[A-Za-z0-9.-]+)$/.test(host.trim()) || !host.trim())
+      throw new SandboxConfigError(`--webhook-allow-host "${host}" is not a host name or address, e.g. --webhook-allow-host hooks.example.test`);
   }
   if (opts.webhookSecret !== undefined && !WEBHOOK_SECRET_PATTERN.test(opts.webhookSecret)) throw new SandboxConfigError(`the webhook secret ${WEBHOOK_SECRET_RULE}`);
   if (opts.webhookPace !== undefined && !(opts.webhookPace > 0 && Number.isFinite(opts.webhookPace)))
@@ -151,6 +154,10 @@ export async function prepareSandbox(opts: SandboxOptions) {
         if (!empty) throw new SandboxConfigError(`--seed was given but the state file ${opts.stateFile} already holds data: remove it or drop --seed`);
         const seed = seedRead ? await seedRead : demoSeed;
         keys = loadSeed(db, seed, opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed').keys;
+        for (const e of listEndpoints(db)) {
+          const problem = webhookHostProblem(e.url, opts.webhookAllowHosts ?? []);
+          if (problem) throw new SandboxConfigError(`${opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed'}: webhookEndpoints (id "${e.id}"): url "${displayUrl(e.url)}" ${problem}`);
+        }
         if (!opts.seedFile) demoImage ||= db.export();
       } else keys = knownStoredKeys(db);
     },
@@ -159,10 +166,15 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const timers = new Set<NodeJS.Timeout>();
   let baseUrl = '';
   // Events: the bus records them, the worker delivers them, live notes make them as they go.
-  const delivery = new DeliveryWorker({ db, clock, pace: opts.webhookPace ?? 1, log, verbose: opts.verbose, userAgent: `notevox-sandbox/${VERSION}` });
+  const delivery = new DeliveryWorker({ db, clock, pace: opts.webhookPace ?? 1, log, verbose: opts.verbose, userAgent: `notevox-sandbox/${VERSION}`, allowedHosts: opts.webhookAllowHosts ?? [] });
   const bus = new EventBus(db, clock, () => delivery.wake());
   const live = new LiveNotes(db, clock, bus.emit, log);
   const webhooks = registerFlagEndpoints(db, clock, opts.webhooks ?? [], opts.webhookSecret);
+  // Endpoints of a reloaded state that this start does not allow: kept, but their deliveries fail (the worker checks).
+  for (const e of listEndpoints(db)) {
+    const problem = webhookHostProblem(e.url, opts.webhookAllowHosts ?? []);
+    if (problem) log(`sandbox: webhook endpoint ${e.id} ${displayUrl(e.url)}: ${problem}; its deliveries fail until then`);
+  }
   const rt: SandboxRuntime = {
     db,
     clock,
@@ -187,7 +199,7 @@ export async function prepareSandbox(opts: SandboxOptions) {
     faults,
     accessLog: opts.verbose ? (l) => log(`sandbox: ${l}`) : undefined,
     errorLog: (l) => log(`sandbox: ${l}`),
-    routes: [controlRoutes({ db, clock, bus, live, token: opts.controlToken, loopback: isLoopbackHost(opts.host ?? '127.0.0.1') })],
+    routes: [controlRoutes({ db, clock, bus, live, token: opts.controlToken, loopback: isLoopbackHost(opts.host ?? '127.0.0.1'), webhookAllowHosts: opts.webhookAllowHosts ?? [] })],
   });
   live.resume();
   delivery.wake();

@@ -153,11 +153,57 @@ describe.concurrent('notevox webhooks listen', { timeout: 90_000 }, () => {
       expect(r.json.type).toBe('note.user_content.updated');
     }
     expect(app.received[0].body).toBe(app.received[1].body);
-    // -o table: a line per delivery, with the app's status at its end.
-    await l.waitFor('out', /note\.user_content\.updated +evt_\w+ +Note nt1LaunchPlan +→ 200\n/);
+    // -o table: the event's line once, with the app's status at its end; the sender's retry is marked as one.
+    await l.waitFor('out', /↻ retry of evt_\w+ \(note\.user_content\.updated, attempt 2\) +→ 200\n/);
     expect(l.out()).toMatch(/note\.user_content\.updated +evt_\w+ +Note nt1LaunchPlan +→ 500\n/);
+    expect(l.out().split('\n').filter(Boolean)).toHaveLength(2);
     expect(await l.stop('SIGINT')).toBe(130);
     expect(l.err()).toMatch(/Stopped: 1 event received/);
+  });
+
+  it('--forward-to: concurrent duplicates of one id reach the app and the output once; retries after a failure are marked, not printed as new', async () => {
+    // The app answers slowly (so duplicates arrive while the first is being forwarded), in turn 200, 500, 500, 200.
+    const { createServer } = await import('node:http');
+    const statuses = [200, 500, 500, 200];
+    const hits: string[] = [];
+    const app = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c));
+      req.on('end', () => {
+        const status = statuses[Math.min(hits.length, statuses.length - 1)];
+        hits.push(JSON.parse(body).id);
+        setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end('{}'), 400);
+      });
+    });
+    await new Promise<void>((r) => app.listen(0, '127.0.0.1', () => r()));
+    closeAtEnd(() => new Promise<void>((r) => app.close(() => r())));
+    const secret = 'whsec_forward_dups_01';
+    const l = await listen(secret, ['--forward-to', `http://127.0.0.1:${(app.address() as { port: number }).port}/hooks`, '-o', 'table']);
+    const envelope = (id: string) => ({ id, type: 'note.ended', createdAt: new Date().toISOString(), workspaceGuid: WS.product, data: { resourceType: 'Note', resourceId: N.launchKickoff } });
+    const auth = (attempt: number) => ({ authorization: `Bearer ${secret}`, 'x-notevox-delivery-attempt': String(attempt) });
+    const A = 'evt_DUPLICATEDAAAAAAAAAAAAAA';
+    const B = 'evt_RETRIEDBBBBBBBBBBBBBBBBB';
+    // Five concurrent deliveries of A: forwarded once, every sender answered 2xx.
+    const five = await Promise.all(Array.from({ length: 5 }, () => post(l.url, envelope(A), auth(1))));
+    expect(five.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(hits).toEqual([A]);
+    // B: the app fails twice, then accepts; then a late duplicate.
+    const answers = [];
+    for (let attempt = 1; attempt <= 4; attempt++) answers.push((await post(l.url, envelope(B), auth(attempt))).status);
+    expect(answers).toEqual([500, 500, 200, 200]);
+    expect(hits).toEqual([A, B, B, B]);
+    await l.waitFor('out', /↻ retry of evt_RETRIEDB\w+ \(note\.ended, attempt 3\) +→ 200\n/);
+    const out = l.out().split('\n').filter(Boolean);
+    expect(out.filter((x) => x.includes(A))).toHaveLength(1);
+    expect(out.filter((x) => x.includes(B) && !x.includes('retry'))).toEqual([expect.stringMatching(/note\.ended +evt_RETRIEDB\w+ +Note nt1LaunchPlan +→ 500$/)]);
+    expect(out.filter((x) => x.includes(`retry of ${B}`))).toEqual([
+      expect.stringMatching(/↻ retry of evt_RETRIEDB\w+ \(note\.ended, attempt 2\) +→ 500$/),
+      expect.stringMatching(/↻ retry of evt_RETRIEDB\w+ \(note\.ended, attempt 3\) +→ 200$/),
+    ]);
+    expect(out).toHaveLength(4);
+    expect(l.err()).toMatch(/duplicate evt_DUPLICATEDA\w+ \(note\.ended, attempt 1\) while it is being forwarded: not forwarded again/);
+    expect(await l.stop('SIGINT')).toBe(130);
+    expect(l.err()).toMatch(/Stopped: 2 events received/);
   });
 
   it('refuses to start without a secret (exit 2, naming the flag and the variable)', async () => {
@@ -265,6 +311,14 @@ describe.concurrent('notevox sandbox start --webhook', { timeout: 90_000 }, () =
     const bad = await runCli(['sandbox', 'start', '--port', '0', '--webhook', 'ftp://x', '--webhook-pace', '0.5']);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/--webhook "ftp:\/\/x" must use http or https/);
+    // Beyond loopback only with --webhook-allow-host (issue 25 item 3).
+    const far = await runCli(['sandbox', 'start', '--port', '0', '--webhook', 'https://hooks.example.test/in']);
+    expect(far.exitCode).toBe(2);
+    expect(far.stderr).toMatch(/--webhook "https:\/\/hooks\.example\.test\/in" goes to "hooks\.example\.test", beyond loopback: .* unless started with --webhook-allow-host hooks\.example\.test/);
+    // Allowed, the first URL passes and the check stops at the next one.
+    const allowed = await runCli(['sandbox', 'start', '--port', '0', '--webhook', 'https://hooks.example.test/in', '--webhook-allow-host', 'hooks.example.test', '--webhook', 'http://10.1.2.3/h']);
+    expect(allowed.exitCode).toBe(2);
+    expect(allowed.stderr).toMatch(/--webhook "http:\/\/10\.1\.2\.3\/h" goes to "10\.1\.2\.3", beyond loopback/);
   });
 
   it('never shows the webhook secret, the control token or the API key: not in its log (--verbose), the CLI output, --debug traces or the event log', { timeout: 90_000 }, async () => {

@@ -7,6 +7,7 @@ import { maskKey, parseApiKey } from '../../src/config/apikey.js';
 import { isLoopbackHost, validateBaseUrl } from '../../src/config/baseurl.js';
 import { DEFAULT_BASE_URL } from '../../src/config/defaults.js';
 import { resolveCredentials } from '../../src/config/resolve.js';
+import { inspect, removeIfStill } from '../../src/config/lock.js';
 import { configDir, openConfig, withLock, type ConfigStore } from '../../src/config/store.js';
 import { EXIT, UsageError } from '../../src/errors.js';
 
@@ -53,6 +54,67 @@ describe('config store', () => {
     store.setSetting('output', 'json');
     expect(store.getSetting('output')).toBe('json');
     expect(readdirSync(dir)).toEqual(['config.json']);
+  });
+
+  it('takes over an empty lock (a holder killed between creating and writing it) within a second or two', () => {
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'config.json.lock'), '');
+    const started = Date.now();
+    store.setSetting('output', 'json');
+    expect(Date.now() - started).toBeLessThan(5000); // the wait for a live holder is 30 s
+    expect(store.getSetting('output')).toBe('json');
+    expect(readdirSync(dir)).toEqual(['config.json']);
+  }, 40_000);
+
+  it('releases the lock only if it is still its own', () => {
+    mkdirSync(dir);
+    const lock = join(dir, 'config.json.lock');
+    withLock(lock, () => {
+      expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^${process.pid}-[a-z0-9]+\\n$`));
+      // Someone took it over meanwhile (a live process): its lock is not ours to remove.
+      rmSync(lock);
+      writeFileSync(lock, `${process.ppid}-other\n`);
+    });
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.ppid}-other\n`);
+  });
+
+  it('a takeover removes only the lock it judged: not a newer one, and not while another process takes it over', () => {
+    mkdirSync(dir);
+    const lock = join(dir, 'config.json.lock');
+    const dead = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
+    writeFileSync(lock, `${dead}-old\n`);
+    const judged = inspect(lock)!;
+    // Meanwhile another waiter removed it and a live process took the lock: the late taker leaves that one alone.
+    rmSync(lock);
+    writeFileSync(lock, `${process.ppid}-live\n`);
+    removeIfStill(lock, judged);
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.ppid}-live\n`);
+    // A live process is taking over this very file (its marker): it is left to that process.
+    rmSync(lock);
+    writeFileSync(lock, `${dead}-old\n`);
+    const again = inspect(lock)!;
+    const marker = `${lock}.takeover-${dead}-old`;
+    writeFileSync(marker, `${process.ppid}-taker\n`);
+    removeIfStill(lock, again);
+    expect(existsSync(lock)).toBe(true);
+    // That taker died: its marker goes, and the next attempt removes the judged lock.
+    writeFileSync(marker, `${dead}-taker\n`);
+    removeIfStill(lock, again);
+    expect(existsSync(marker)).toBe(false);
+    removeIfStill(lock, again);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('sweeps the files that dead writers left beside the config, and keeps those of live ones', () => {
+    mkdirSync(dir);
+    const dead = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']));
+    const left = [`.config.json.tmp-${dead}-abc123.tmp`, `config.json.lock.new-${dead}-abc123`, `config.json.lock.takeover-42`];
+    for (const f of left) writeFileSync(join(dir, f), f.includes('takeover') ? `${dead}-x\n` : '{}');
+    const live = `.config.json.tmp-${process.ppid}-abc123.tmp`;
+    writeFileSync(join(dir, live), '{}');
+    writeFileSync(join(dir, 'config.json.lock'), `${dead}-zz\n`);
+    store.setSetting('output', 'json');
+    expect(readdirSync(dir).sort()).toEqual([live, 'config.json'].sort());
   });
 
   it('lives at $NOTEVOX_CONFIG_DIR/config.json, else in the XDG config dir', () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
@@ -226,6 +226,20 @@ describe.concurrent('events: delivery (decisions.md §6.3, paced)', () => {
     expect(Math.max(...took)).toBeLessThan(5_000);
   });
 
+  it('an endpoint that hangs does not stall the others: a healthy one beside it gets every event at once', { timeout: 60_000 }, async () => {
+    const hanging = await receiver(['hang']);
+    const healthy = await receiver([200]);
+    // Pace 1: each delivery to the hanging endpoint waits the full 60 s timeout.
+    const sb = await sandbox({ webhooks: [hanging.url, healthy.url], webhookSecret: 'whsec_test_0010' });
+    const EVENTS = 60;
+    for (let i = 0; i < EVENTS; i++) expect((await rename(sb, N.launchKickoff, `Beside a hanging receiver ${i}`)).status).toBe(200);
+    // Every one within seconds (a shared pool held by the hanging endpoint gave 15 at once, the rest a minute apart).
+    const got = await healthy.waitFor(EVENTS, 30_000);
+    expect(new Set(got.map((x) => x.json.id)).size).toBe(EVENTS);
+    // The hanging endpoint holds only its own few slots.
+    expect(hanging.received.length).toBeLessThanOrEqual(4);
+  });
+
   it('redelivers an event with the same id to the endpoints that want it', async () => {
     const r = await receiver([200]);
     const sb = await sandbox({ webhooks: [r.url], webhookSecret: 'whsec_test_0005', webhookPace: 0.02 });
@@ -376,7 +390,7 @@ describe.concurrent('live notes (decisions.md §6.5)', () => {
 
 describe.concurrent('the control API', () => {
   it('registers, lists and removes endpoints, answering a secret only when it generated it', async () => {
-    const sb = await sandbox();
+    const sb = await sandbox({ webhookAllowHosts: ['example.test'] });
     const made = await addEndpoint(sb, { url: 'http://user:pw@127.0.0.1:9/hooks' });
     expect(made.secret).toMatch(/^whsec_[A-Za-z0-9]{32}$/);
     expect(made.url).toBe('http://user:****@127.0.0.1:9/hooks');
@@ -396,8 +410,8 @@ describe.concurrent('the control API', () => {
     const sb = await sandbox();
     const cases: Array<[string, string, unknown, number, RegExp]> = [
       ['POST', '/_sandbox/webhook-endpoints', { url: 'ftp://x' }, 400, /^url: must use http or https/],
-      ['POST', '/_sandbox/webhook-endpoints', { url: 'http://x', eventTypes: ['note.exploded'] }, 400, /^eventTypes\[0\]:/],
-      ['POST', '/_sandbox/webhook-endpoints', { url: 'http://x', secret: 'short' }, 400, /^secret:/],
+      ['POST', '/_sandbox/webhook-endpoints', { url: 'http://127.0.0.1:9/x', eventTypes: ['note.exploded'] }, 400, /^eventTypes\[0\]:/],
+      ['POST', '/_sandbox/webhook-endpoints', { url: 'http://127.0.0.1:9/x', secret: 'short' }, 400, /^secret:/],
       ['POST', '/_sandbox/events', { type: 'note.exploded' }, 400, /^type:/],
       ['POST', '/_sandbox/events', { type: 'note.ended', noteGuid: 'ntNoSuchNote0' }, 404, /^noteGuid: no note/],
       ['POST', '/_sandbox/events', { type: 'note_summary.updated', summaryId: 999 }, 404, /^summaryId:/],
@@ -426,6 +440,58 @@ describe.concurrent('the control API', () => {
     expect((await events(sb, '?tail=2')).map((e) => e.id)).toEqual(all.slice(4).map((e) => e.id));
     expect((await events(sb, '?type=note.ended')).map((e) => e.id)).toEqual([all[5].id]);
     expect((await events(sb, `?since=${encodeURIComponent(all[5].createdAt)}`)).map((e) => e.id)).toContain(all[5].id);
+  });
+
+  it('delivers only to loopback unless --webhook-allow-host names the host: the control API, --webhook and the seed refuse others, naming the flag', async () => {
+    const sb = await sandbox();
+    for (const url of ['https://hooks.example.test/in', 'http://10.0.0.8:4242/h', 'http://[fe80::1]/h', 'http://0.0.0.0:4242/h']) {
+      const r = await sb.call('POST', '/_sandbox/webhook-endpoints', { body: { url } });
+      expect(r.status, `${url}: ${r.text}`).toBe(400);
+      expect(errorEnvelopeSchema.parse(r.json).error.detail).toMatch(/^url: goes to "[^"]+", beyond loopback: .* unless started with --webhook-allow-host \S+$/);
+    }
+    for (const url of ['http://127.0.0.1:9/h', 'http://localhost:9/h', 'http://[::1]:9/h', 'http://127.8.9.10:9/h']) await addEndpoint(sb, { url });
+    // Allowed by name (any case), then delivered to like any other endpoint.
+    const open = await sandbox({ webhookAllowHosts: ['Hooks.Example.Test', '10.0.0.8'] });
+    await addEndpoint(open, { url: 'https://hooks.example.test/in' });
+    await addEndpoint(open, { url: 'http://10.0.0.8:4242/h' });
+    expect((await open.call('POST', '/_sandbox/webhook-endpoints', { body: { url: 'https://elsewhere.example.test/in' } })).status).toBe(400);
+    // --webhook
+    await expect(inProcessSandbox({ webhooks: ['https://hooks.example.test/in'] })).rejects.toThrow(
+      /^--webhook "https:\/\/hooks\.example\.test\/in" goes to "hooks\.example\.test", beyond loopback: .*--webhook-allow-host hooks\.example\.test$/,
+    );
+    const flagged = await sandbox({ webhooks: ['https://hooks.example.test/in'], webhookAllowHosts: ['hooks.example.test'] });
+    expect(flagged.webhooks.map((w) => w.url)).toEqual(['https://hooks.example.test/in']);
+    // the seed
+    const dir = mkdtempSync(join(tmpdir(), 'notevox-allow-host-'));
+    try {
+      const seed = structuredClone(demoSeed) as any;
+      seed.webhookEndpoints = [{ id: 'crm', url: 'https://crm.example.test/hooks', secret: 'crm-secret-0001' }];
+      const seedFile = join(dir, 'seed.json');
+      writeFileSync(seedFile, JSON.stringify(seed));
+      await expect(inProcessSandbox({ seedFile })).rejects.toThrow(/webhookEndpoints \(id "crm"\): url "https:\/\/crm\.example\.test\/hooks" goes to .*--webhook-allow-host crm\.example\.test$/);
+      const seeded = await sandbox({ seedFile, webhookAllowHosts: ['crm.example.test'] });
+      expect((await seeded.call('GET', '/_sandbox/webhook-endpoints')).json.content.map((e: any) => e.id)).toEqual(['crm']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an endpoint of a reloaded state beyond loopback, not allowed in this start, gets nothing: its delivery fails unsent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'notevox-allow-host-'));
+    try {
+      const stateFile = join(dir, 'state.db');
+      const first = await inProcessSandbox({ stateFile, webhookAllowHosts: ['hooks.example.test'] });
+      await first.call('POST', '/_sandbox/webhook-endpoints', { body: { url: 'https://hooks.example.test/in', secret: 'whsec_test_0011' } });
+      await first.close();
+      const sb = await sandbox({ stateFile, webhookPace: 0.02 });
+      expect(sb.lines.join('\n')).toMatch(/webhook endpoint we_\w+ https:\/\/hooks\.example\.test\/in: goes to .*--webhook-allow-host hooks\.example\.test; its deliveries fail until then/);
+      await rename(sb, N.launchKickoff, 'Not to elsewhere');
+      const e = await finished(sb, 'note.user_content.updated');
+      expect(e.deliveries[0].status).toBe('failed');
+      expect(e.deliveries[0].attempts[0].error).toMatch(/^not sent: goes to "hooks\.example\.test", beyond loopback/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('picks the newest resource of the kind when a test event names none', async () => {

@@ -19,6 +19,7 @@ export const start = () =>
     .option('--job-seconds <n>', 'seconds each voice-job stage takes (default 2)', number(0))
     .option('--transcriber-command <cmd>', "speech-to-text program for voice jobs, e.g. 'whisper-cli {file}'")
     .option('--webhook <url>', 'deliver every event to this URL (repeatable); see docs/events.md', repeatable(String))
+    .option('--webhook-allow-host <host>', 'also deliver webhooks to this host beyond loopback (repeatable); without it, only localhost, 127.0.0.0/8 and [::1]', repeatable(String))
     .option('--webhook-secret-file <file>', 'the secret of the --webhook endpoints (else env NOTEVOX_SANDBOX_WEBHOOK_SECRET, else generated and shown once)')
     .option('--webhook-pace <f>', 'multiply webhook retry delays and the 60 s delivery timeout, e.g. 0.001 in tests (default 1)')
     .option('--control-token-file <file>', 'token the control API (/_sandbox/) requires (else env NOTEVOX_SANDBOX_CONTROL_TOKEN); needed on a non-loopback --host')
@@ -36,6 +37,7 @@ export function registerSandbox(program: Command, r: Registry): void {
     'notevox sandbox start --rate-limit 600/60s --rate-limit-window sliding',
     'notevox sandbox start --faults "503=0.2,reset=0.05" --fault-seed 42',
     'notevox sandbox start --webhook http://127.0.0.1:4242/webhooks --webhook-secret-file ./whsec.txt',
+    'notevox sandbox start --webhook https://hooks.example.test/in --webhook-allow-host hooks.example.test',
   ]);
   registerSandboxEvents(sandbox, r);
   r.add(sandbox, seedExample(), load, 'seedExample', ['notevox sandbox seed-example > seed.json']);

@@ -56,6 +56,7 @@ export async function start(ctx: Context, flags: Flags<typeof cmd.start>): Promi
       log: (line) => ctx.io.err(line + '\n'),
       options: { jobSeconds, transcriberCommand: flags.transcriberCommand },
       webhooks: flags.webhook,
+      webhookAllowHosts: flags.webhookAllowHost,
       webhookSecret,
       webhookPace,
       controlToken,

@@ -6,6 +6,7 @@ import { EXIT, UsageError } from '../../errors.js';
 import { readSecret } from '../secret-file.js';
 import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
+import type { PostOutcome } from '../../client/post-json.js';
 import type * as cmd from './index.js';
 
 /**
@@ -14,6 +15,9 @@ import type * as cmd from './index.js';
  * event id, and prints each event: a line on a terminal, the envelope as one JSON line when piped or with -o ndjson/json.
  * With --forward-to it POSTs the same body and headers to the app and answers the sender with the app's status, so
  * the sender's retries exercise the app; only an event the app accepted (2xx) counts as seen for deduplication.
+ * An id being forwarded is in flight: a duplicate that arrives meanwhile is not forwarded again, and is answered
+ * with the outcome of the forward in flight. Each event is printed once, when it first arrives; a delivery of an
+ * id already printed (a retry after the app failed) is reported as a retry, never as a new event.
  */
 
 interface Envelope {
@@ -80,19 +84,32 @@ export async function listen(ctx: Context, flags: Flags<typeof cmd.listen>): Pro
     throw new UsageError('no webhook secret to check deliveries against', 'Pass --secret-file FILE or set NOTEVOX_WEBHOOK_SECRET to the secret of the endpoint (for the sandbox: its --webhook secret).');
   const lines = format === 'table' || (format === undefined && ctx.io.isStdoutTTY);
 
+  /** Ids the app (or, without --forward-to, this receiver) accepted: a later delivery of one is a duplicate. */
   const seen = new Map<string, true>();
+  /** Ids printed once already: a later delivery of one (the sender retrying) is reported as a retry. */
+  const printed = new Map<string, true>();
+  /** Forwards in flight, by event id: a duplicate arriving meanwhile waits for this one instead of forwarding again. */
+  const forwarding = new Map<string, Promise<PostOutcome>>();
   const counted = new Set<string>();
   let rejected = 0;
-  const print = (e: Envelope, forwarded: number | undefined) => {
+  const outcome = (out: PostOutcome) => (out.status !== undefined ? String(out.status) : `not forwarded (${out.error})`);
+  const print = (e: Envelope, forwarded: PostOutcome | undefined) => {
     counted.add(e.id);
     if (!lines) return ctx.io.out(JSON.stringify(e) + '\n');
-    const app = forwarded !== undefined ? `  → ${forwarded}` : '';
+    const app = forwarded !== undefined ? `  → ${outcome(forwarded)}` : '';
     ctx.io.out(`${e.createdAt ?? new Date().toISOString()}  ${e.type.padEnd(26)} ${e.id}  ${e.data?.resourceType ?? '?'} ${e.data?.resourceId ?? '?'}${app}\n`);
   };
-  const remember = (id: string) => {
-    seen.set(id, true);
-    if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value!);
+  /** A retry of an event printed before: a marked line on a terminal; on stderr beside NDJSON (the stream has it once). */
+  const printRetry = (e: Envelope, attempt: string | undefined, forwarded: PostOutcome) => {
+    const what = `retry of ${e.id} (${e.type}${attempt ? `, attempt ${attempt}` : ''})  → ${outcome(forwarded)}`;
+    if (lines) ctx.io.out(`${new Date().toISOString()}  ↻ ${what}\n`);
+    else ctx.io.info(what);
   };
+  const bounded = (m: Map<string, true>, id: string) => {
+    m.set(id, true);
+    if (m.size > MAX_SEEN) m.delete(m.keys().next().value!);
+  };
+  const remember = (id: string) => bounded(seen, id);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') return answer(res, 405, { error: 'POST events here' }, { allow: 'POST' });
@@ -113,6 +130,8 @@ export async function listen(ctx: Context, flags: Flags<typeof cmd.listen>): Pro
       return answer(res, 400, { error: 'not an event envelope' });
     }
     const attempt = req.headers[WEBHOOK_DELIVERY.attemptHeader.toLowerCase()];
+    // Loaded before the checks below, so that from the duplicate check to marking the id in flight nothing awaits.
+    const post = forwardTo === undefined ? undefined : (await import('../../client/post-json.js')).postJson;
     if (seen.has(e.id)) {
       ctx.io.info(`duplicate ${e.id} (${e.type}${attempt ? `, attempt ${String(attempt)}` : ''}) dropped`);
       return answer(res, 200, { received: true, duplicate: true });
@@ -121,27 +140,43 @@ export async function listen(ctx: Context, flags: Flags<typeof cmd.listen>): Pro
       remember(e.id);
       return answer(res, 200, { received: true, skipped: true });
     }
-    if (forwardTo === undefined) {
+    if (forwardTo === undefined || post === undefined) {
       remember(e.id);
       answer(res, 200, { received: true });
       return print(e, undefined);
     }
+    const inFlight = forwarding.get(e.id);
+    if (inFlight) {
+      // The same event again while it is being forwarded: the app gets it once, and this sender the same answer.
+      ctx.io.info(`duplicate ${e.id} (${e.type}${attempt ? `, attempt ${String(attempt)}` : ''}) while it is being forwarded: not forwarded again`);
+      const out = await inFlight;
+      if (out.status === undefined) return answer(res, 502, { error: `forwarding failed: ${out.error}` });
+      if (out.status >= 200 && out.status < 300) return answer(res, 200, { received: true, duplicate: true });
+      return answer(res, out.status, out.body ?? '', typeof out.headers?.['content-type'] === 'string' ? { 'content-type': out.headers['content-type'] } : {});
+    }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && (FORWARDED_HEADERS.has(k) || k.startsWith('x-'))) headers[k] = v;
-    const { postJson } = await import('../../client/post-json.js');
-    const out = await postJson(forwardTo, raw.toString('utf8'), headers, { timeoutMs: WEBHOOK_DELIVERY.timeoutSeconds * 1000, signal: ctx.signal });
+    const sending = post(forwardTo, raw.toString('utf8'), headers, { timeoutMs: WEBHOOK_DELIVERY.timeoutSeconds * 1000, signal: ctx.signal });
+    forwarding.set(e.id, sending);
+    let out: PostOutcome;
+    try {
+      out = await sending;
+    } finally {
+      forwarding.delete(e.id);
+    }
+    if (out.status !== undefined && out.status >= 200 && out.status < 300) remember(e.id);
     if (out.status === undefined) {
       ctx.io.warn(`could not forward ${e.id} to ${forwardTo}: ${out.error} (answered 502, so the sender retries)`);
-      return answer(res, 502, { error: `forwarding failed: ${out.error}` });
+      answer(res, 502, { error: `forwarding failed: ${out.error}` });
+    } else {
+      const type = out.headers?.['content-type'];
+      answer(res, out.status, out.body ?? '', typeof type === 'string' ? { 'content-type': type } : {});
     }
-    if (out.status >= 200 && out.status < 300) remember(e.id);
-    const type = out.headers?.['content-type'];
-    answer(res, out.status, out.body ?? '', typeof type === 'string' ? { 'content-type': type } : {});
-    if (lines) print(e, out.status);
-    else {
-      print(e, out.status);
-      ctx.io.info(`forwarded ${e.id} to ${forwardTo}: ${out.status}`);
-    }
+    const retry = printed.has(e.id);
+    bounded(printed, e.id);
+    if (retry) printRetry(e, attempt === undefined ? undefined : String(attempt), out);
+    else print(e, out);
+    if (!lines && out.status !== undefined) ctx.io.info(`forwarded ${e.id} to ${forwardTo}: ${out.status}${retry ? ' (retry)' : ''}`);
   };
 
   const server = createServer((req, res) => {

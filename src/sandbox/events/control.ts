@@ -42,6 +42,8 @@ export interface ControlOptions {
   token?: string;
   /** The sandbox listens on a loopback address only. */
   loopback: boolean;
+  /** `--webhook-allow-host`: hosts beyond loopback that endpoints may deliver to. */
+  webhookAllowHosts?: readonly string[];
 }
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -238,7 +240,7 @@ export function controlRoutes(o: ControlOptions): (app: Hono) => void {
     'control.webhookEndpoints.list': () => ({ content: listEndpoints(db).map((e) => endpointJson(db, e)), nextCursor: null }),
 
     'control.webhookEndpoints.create': ({ body }) => {
-      checkEndpoint(db, body);
+      checkEndpoint(db, body, o.webhookAllowHosts ?? []);
       const { endpoint, generatedSecret } = db.tx(() => addEndpoint(db, clock, body, 'control'));
       // A generated secret is answered this once (like a share-link password); a given one never.
       return generatedSecret !== undefined ? { ...endpointJson(db, endpoint), secret: generatedSecret } : endpointJson(db, endpoint);

@@ -1,7 +1,7 @@
 import { WEBHOOK_DELIVERY, WEBHOOK_MAX_ATTEMPTS } from '../../contract/events.js';
 import type { Db } from '../db.js';
 import type { Clock } from '../types.js';
-import { displayUrl } from './endpoints.js';
+import { displayUrl, webhookHostProblem } from './endpoints.js';
 import { formatDuration, postJson, type PostOutcome } from '../../client/post-json.js';
 
 /**
@@ -11,6 +11,10 @@ import { formatDuration, postJson, type PostOutcome } from '../../client/post-js
  * any request: a slow or dead receiver never slows an API answer. State is rows (`webhook_deliveries`,
  * `webhook_attempts`), so what is pending at a crash is sent after a restart (at least once: receivers deduplicate on
  * the event id).
+ *
+ * Each endpoint has its own cap of deliveries in flight (`perEndpoint`, 4), and there is no shared pool: an endpoint
+ * that hangs holds its own slots for the timeout, never another endpoint's, so a healthy endpoint beside it gets
+ * every event at once.
  */
 
 export interface DeliveryOptions {
@@ -23,8 +27,10 @@ export interface DeliveryOptions {
   /** One line per attempt (`--verbose`). */
   verbose?: boolean;
   userAgent: string;
-  /** Deliveries in flight at once. */
-  concurrency?: number;
+  /** `--webhook-allow-host`: hosts beyond loopback it may deliver to (an endpoint elsewhere fails, unsent). */
+  allowedHosts?: readonly string[];
+  /** Deliveries in flight at once to one endpoint (default 4); endpoints share no pool. */
+  perEndpoint?: number;
 }
 
 interface DueRow {
@@ -49,13 +55,29 @@ export function judgeAttempt(out: Pick<PostOutcome, 'status'>, attempt: number):
 
 export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
-  private readonly inFlight = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  private readonly inFlight = new Map<number, { endpointId: string; controller: AbortController; done: Promise<void> }>();
   private stopped = false;
   private scanning = false;
-  private readonly concurrency: number;
+  private readonly perEndpoint: number;
 
   constructor(private readonly o: DeliveryOptions) {
-    this.concurrency = o.concurrency ?? 16;
+    this.perEndpoint = o.perEndpoint ?? 4;
+  }
+
+  /** Deliveries in flight per endpoint. */
+  private busyEndpoints(): Map<string, number> {
+    const n = new Map<string, number>();
+    for (const f of this.inFlight.values()) n.set(f.endpointId, (n.get(f.endpointId) ?? 0) + 1);
+    return n;
+  }
+
+  /** SQL that leaves out deliveries in flight and endpoints at their cap (ids are integers, endpoint ids checked). */
+  private notBusy(busy: Map<string, number>): { sql: string; params: string[] } {
+    const ids = [...this.inFlight.keys()];
+    const full = [...busy].filter(([, n]) => n >= this.perEndpoint).map(([id]) => id);
+    let sql = ids.length ? ` AND d.id NOT IN (${ids.join(',')})` : '';
+    if (full.length) sql += ` AND d.endpoint_id NOT IN (${full.map(() => '?').join(',')})`;
+    return { sql, params: full };
   }
 
   get timeoutMs(): number {
@@ -83,31 +105,34 @@ export class DeliveryWorker {
   private scan(): void {
     const { db, clock } = this.o;
     const now = clock.now();
-    const busy = [...this.inFlight.keys()];
-    const notBusy = busy.length ? `AND d.id NOT IN (${busy.join(',')})` : '';
-    const room = this.concurrency - this.inFlight.size;
-    if (room > 0) {
-      const due = db.all<DueRow>(
-        `SELECT d.id, d.attempts, d.endpoint_id, e.id AS event_id, e.type, e.envelope, w.url, w.secret
+    const busy = this.busyEndpoints();
+    const { sql, params } = this.notBusy(busy);
+    // The oldest due deliveries of each endpoint that has room, at most its cap of them.
+    const due = db.all<DueRow & { rn: number }>(
+      `SELECT * FROM (
+         SELECT d.id, d.attempts, d.endpoint_id, e.id AS event_id, e.type, e.envelope, w.url, w.secret,
+                ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rn, d.next_attempt_at AS at
          FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq LEFT JOIN webhook_endpoints w ON w.id = d.endpoint_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= ? ${notBusy}
-         ORDER BY d.next_attempt_at, d.id LIMIT ?`,
-        [now.toISOString(), room],
-      );
-      for (const row of due) this.start(row);
+         WHERE d.status = 'pending' AND d.next_attempt_at <= ?${sql})
+       WHERE rn <= ? ORDER BY at, id`,
+      [now.toISOString(), ...params, this.perEndpoint],
+    );
+    for (const row of due) {
+      const n = busy.get(row.endpoint_id) ?? 0;
+      if (n >= this.perEndpoint) continue;
+      busy.set(row.endpoint_id, n + 1);
+      this.start(row);
     }
     this.arm();
   }
 
-  /** The timer for the earliest pending delivery not in flight. */
+  /** The timer for the earliest pending delivery not in flight, of an endpoint below its cap. */
   private arm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.stopped || this.inFlight.size >= this.concurrency) return;
-    const busy = [...this.inFlight.keys()];
-    const next = this.o.db.get<{ at: string | null }>(
-      `SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'${busy.length ? ` AND id NOT IN (${busy.join(',')})` : ''}`,
-    )?.at;
+    if (this.stopped) return;
+    const { sql, params } = this.notBusy(this.busyEndpoints());
+    const next = this.o.db.get<{ at: string | null }>(`SELECT min(d.next_attempt_at) AS at FROM webhook_deliveries d WHERE d.status = 'pending'${sql}`, params)?.at;
     if (!next) return;
     const wait = Math.max(0, Date.parse(next) - this.o.clock.now().getTime());
     this.timer = setTimeout(() => {
@@ -127,7 +152,7 @@ export class DeliveryWorker {
         this.inFlight.delete(row.id);
         this.wake();
       });
-    this.inFlight.set(row.id, { controller, done });
+    this.inFlight.set(row.id, { endpointId: row.endpoint_id, controller, done });
   }
 
   private async attempt(row: DueRow, signal: AbortSignal): Promise<void> {
@@ -139,6 +164,16 @@ export class DeliveryWorker {
     }
     const n = row.attempts + 1;
     const at = clock.now().toISOString();
+    const refused = webhookHostProblem(row.url, this.o.allowedHosts ?? []);
+    if (refused) {
+      // An endpoint of a reloaded state that this start does not allow: nothing is sent, the delivery fails.
+      db.tx(() => {
+        db.run('INSERT INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms, next_retry_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [row.id, n, at, null, `not sent: ${refused}`, 0, null]);
+        db.run(`UPDATE webhook_deliveries SET attempts = ?, status = 'failed', next_attempt_at = NULL, finished_at = ? WHERE id = ? AND status = 'pending'`, [n, at, row.id]);
+      });
+      this.o.log(`sandbox: webhook ${row.event_id} ${row.type} → ${row.endpoint_id} ${displayUrl(row.url)}: not sent, ${refused}`);
+      return;
+    }
     const out = await postJson(
       row.url,
       row.envelope,

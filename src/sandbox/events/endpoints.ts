@@ -51,6 +51,31 @@ export function webhookUrlProblem(url: string): string | undefined {
   return undefined;
 }
 
+/** Whether a host name or address reaches only this machine (localhost, 127.0.0.0/8, ::1). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || /^::ffff:127\./.test(h);
+}
+
+/** `--webhook-allow-host` values as compared: lower case, without IPv6 brackets. */
+export const normalizeAllowedHost = (host: string) => host.trim().replace(/^\[|\]$/g, '').toLowerCase();
+
+/**
+ * The sandbox delivers to loopback only, and to other hosts only when started with `--webhook-allow-host HOST`
+ * (so a sandbox reachable by others cannot be made to send requests anywhere a caller asks). A problem naming
+ * the flag, or undefined when `url` may be delivered to. `url` is an http(s) URL (webhookUrlProblem said so).
+ */
+export function webhookHostProblem(url: string, allowedHosts: readonly string[]): string | undefined {
+  let host: string;
+  try {
+    host = normalizeAllowedHost(new URL(url).hostname);
+  } catch {
+    return undefined;
+  }
+  if (isLoopbackHost(host) || allowedHosts.some((h) => normalizeAllowedHost(h) === host)) return undefined;
+  return `goes to "${host}", beyond loopback: the sandbox delivers webhooks only to localhost, 127.0.0.0/8 and [::1] unless started with --webhook-allow-host ${host.includes(':') ? `[${host}]` : host}`;
+}
+
 /** A URL as it may be shown: a password in it is masked. */
 export function displayUrl(url: string): string {
   try {
@@ -103,9 +128,9 @@ export function matchingEndpoints(db: Db, type: EventType, workspaceGuid: string
 const bad = (detail: string) => new ApiFailure(ERROR_CODES.MALFORMED, 'invalid webhook endpoint', detail);
 
 /** Check an endpoint's fields against the rules and the data (400000 naming the field, 404000 for unknown references). */
-export function checkEndpoint(db: Db, input: EndpointInput): void {
+export function checkEndpoint(db: Db, input: EndpointInput, allowedHosts: readonly string[] = []): void {
   if (input.id !== undefined && !ENDPOINT_ID_PATTERN.test(input.id)) throw bad('id: must be 1 to 64 letters, digits, _ or -');
-  const urlProblem = webhookUrlProblem(input.url);
+  const urlProblem = webhookUrlProblem(input.url) ?? webhookHostProblem(input.url, allowedHosts);
   if (urlProblem) throw bad(`url: ${urlProblem}`);
   if (input.secret !== undefined && !WEBHOOK_SECRET_PATTERN.test(input.secret)) throw bad(`secret: ${WEBHOOK_SECRET_RULE}`);
   (input.eventTypes ?? []).forEach((t, i) => {
