@@ -1,6 +1,6 @@
 /** Reading values out of API objects and turning them into cell text. */
 
-import { redact } from '../client/redact.js';
+import { redact } from '../redact.js';
 
 export interface Column {
   /** Dotted path into the row, e.g. 'template.title' (array elements by index: 'participants.0.name'). */

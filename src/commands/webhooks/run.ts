@@ -128,7 +128,7 @@ export async function listen(ctx: Context, flags: Flags<typeof cmd.listen>): Pro
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && (FORWARDED_HEADERS.has(k) || k.startsWith('x-'))) headers[k] = v;
-    const { postJson } = await import('../../client/post-json.js');
+    const { postJson } = await import('../../post-json.js');
     const out = await postJson(forwardTo, raw.toString('utf8'), headers, { timeoutMs: WEBHOOK_DELIVERY.timeoutSeconds * 1000, signal: ctx.signal });
     if (out.status === undefined) {
       ctx.io.warn(`could not forward ${e.id} to ${forwardTo}: ${out.error} (answered 502, so the sender retries)`);
