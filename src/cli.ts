@@ -20,7 +20,14 @@ export { preferBaselineWasm } from './wasm-tier.js';
 export interface MainDeps {
   env?: NodeJS.ProcessEnv;
   /** The terminal (default: the process's streams, decided by createIOStreams from `env` and the flags). */
-  io?: (o: { noColor: boolean; noInput: boolean; env: NodeJS.ProcessEnv; colorSetting?: 'always' | 'never'; onStdoutError: (e: NodeJS.ErrnoException) => void }) => IOStreams;
+  io?: (o: {
+    noColor: boolean;
+    noInput: boolean;
+    env: NodeJS.ProcessEnv;
+    colorSetting?: 'always' | 'never';
+    onStdoutError: (e: NodeJS.ErrnoException) => void;
+    onStdoutClosed: () => void;
+  }) => IOStreams;
   /** Answers prompts instead of the terminal. */
   prompter?: Prompter;
   /** Settings of every API client (tests: a dispatcher that reaches a sandbox in the same process). */
@@ -104,10 +111,12 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     if (selfManaged) return controller.abort();
     await stop(EXIT.INTERRUPTED, () => io.err('interrupted\n'));
   };
-  // Standard output failed (`| head` went away, `> /dev/full`): the output is incomplete, so the command stops.
+  // Standard output failed (`> /dev/full`): the output is incomplete, so the command stops with exit 11.
   const onStdoutError = (e: NodeJS.ErrnoException) =>
     void stop(EXIT.OUTPUT_FAILED, () => printError(io, { exitCode: EXIT.OUTPUT_FAILED, message: stdoutErrorMessage(e) }, jsonErrors));
-  const streams = { noColor: argv.includes('--no-color'), noInput: argv.includes('--no-input'), env, colorSetting, onStdoutError };
+  // The reader went away (`| head -1`): it has what it wanted, so the command stops quietly (cleanups run) with 0.
+  const onStdoutClosed = () => void stop(EXIT.OK, () => {});
+  const streams = { noColor: argv.includes('--no-color'), noInput: argv.includes('--no-input'), env, colorSetting, onStdoutError, onStdoutClosed };
   const io = deps.io ? deps.io(streams) : createIOStreams(streams);
   applyColorToEnvironment(io.color, { terminals: io.isStdoutTTY && io.isStderrTTY, env });
   process.on('SIGINT', onSigint);
