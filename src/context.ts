@@ -116,6 +116,8 @@ export function createContext(deps: ContextDeps): Context {
     const s = await config();
     const { validateBaseUrl } = await import('./config/baseurl.js');
     const { createClient } = await import('./client/client.js');
+    // Whatever the server echoes, this key is masked in all the command prints or writes (IOStreams.mask).
+    io.addSecret(o.apiKey);
     const timeoutSeconds = flagOrSetting(s, '--timeout', globals.timeout, 'timeout', 1, 30);
     const maxRetries = flagOrSetting(s, '--max-retries', globals.maxRetries, 'max_retries', 0, 3);
     const c = createClient({

@@ -28,3 +28,26 @@ export function secretsOf(key: string): string[] {
   const secret = whole.includes('.') ? whole.slice(whole.indexOf('.') + 1) : whole;
   return [...new Set([whole, secret])].filter((s) => s.length >= MIN_SECRET_LENGTH);
 }
+
+/**
+ * What to look for so that a key is masked in rendered output too: each secret string as is and as the formats
+ * write it when it holds `"` or `\` (JSON and CSV escape them; TSV doubles a backslash). Longest first, so that the
+ * whole key is masked before its secret part.
+ */
+export function secretForms(key: string): string[] {
+  const forms = new Set<string>();
+  for (const s of secretsOf(key)) {
+    forms.add(s);
+    forms.add(JSON.stringify(s).slice(1, -1));
+    forms.add(s.replaceAll('"', '""'));
+    forms.add(s.replaceAll('\\', '\\\\'));
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every one of `forms` (secretForms) replaced by the mask. */
+export function maskForms(text: string, forms: readonly string[]): string {
+  let out = text;
+  for (const f of forms) if (out.includes(f)) out = out.split(f).join(MASK);
+  return out;
+}

@@ -2,6 +2,7 @@ import { createProgress, createSpinner, type Progress, type ProgressOptions, typ
 import { EXIT } from '../errors.js';
 import { describeFsError } from './fs-errors.js';
 import { paint } from './text.js';
+import { maskForms, secretForms } from '../redact.js';
 
 export type { Progress, ProgressOptions, Spinner } from './progress.js';
 
@@ -19,9 +20,18 @@ export interface IOStreams {
   env: NodeJS.ProcessEnv;
   /** All of standard input as UTF-8 text (`--with-key`, `--input -`, `@-`). */
   readStdin(): Promise<string>;
-  /** Write to stdout as is. */
+  /**
+   * A key this command sends (the client registers it): from now on it is masked (`****`) in everything written
+   * through these streams, whatever the server echoes back: stdout, messages, and --out files (data-file.ts).
+   */
+  addSecret(key: string | undefined): void;
+  /** `text` with every registered key masked: the one place output passes before it leaves the process. */
+  mask(text: string): string;
+  /** Write to stdout (keys masked). */
   out(text: string): void;
-  /** Write to stderr as is. */
+  /** Write to stdout (keys masked), resolving once the stream can take more (long exports: constant memory). */
+  outAsync(text: string): Promise<void>;
+  /** Write to stderr (keys masked). */
   err(text: string): void;
   /** One line on stderr. */
   info(line: string): void;
@@ -159,7 +169,9 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
     }
   }
 
-  const err = (text: string) => void stderr.write(text);
+  let forms: string[] = [];
+  const mask = (text: string) => (forms.length ? maskForms(text, forms) : text);
+  const err = (text: string) => void stderr.write(mask(text));
   return {
     stdin,
     stdout,
@@ -176,7 +188,25 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
       for await (const c of stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
       return Buffer.concat(chunks).toString('utf8');
     },
-    out: (text) => void stdout.write(text),
+    addSecret: (key) => {
+      if (key) forms = [...new Set([...forms, ...secretForms(key)])].sort((a, b) => b.length - a.length);
+    },
+    mask,
+    out: (text) => void stdout.write(mask(text)),
+    outAsync: (text) =>
+      new Promise<void>((resolve) => {
+        // A failed stdout is handled once, for the whole process (above): here the wait just ends.
+        if (stdout.write(mask(text)) || (stdout as { destroyed?: boolean }).destroyed) return resolve();
+        const done = () => {
+          stdout.off('drain', done);
+          stdout.off('error', done);
+          stdout.off('close', done);
+          resolve();
+        };
+        stdout.on('drain', done);
+        stdout.on('error', done);
+        stdout.on('close', done);
+      }),
     err,
     info: (line) => err(line + '\n'),
     warn: (line) => err(`${paint(color, 'yellow', 'warning:')} ${line}\n`),

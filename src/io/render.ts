@@ -88,6 +88,8 @@ function csvLines(rows: string[][]): string {
 }
 
 const cells = (rows: unknown[], cols: Column[], mode: CellMode, now: Date) => rows.map((r) => cols.map((c) => cellText(r, c, mode, now)));
+/** Table cells, masked before they are cut to width (a key cut short by `…` would no longer match the mask). */
+const tableCells = (io: IOStreams, rows: unknown[], cols: Column[]) => cells(rows, cols, 'table', new Date()).map((r) => r.map(io.mask));
 
 /** Rows as tsv (no header) or csv (header of column keys when `header`). */
 function delimited(rows: unknown[], cols: Column[], format: 'csv' | 'tsv', header: boolean): string {
@@ -99,7 +101,7 @@ function delimited(rows: unknown[], cols: Column[], format: 'csv' | 'tsv', heade
 function listTable(io: IOStreams, rows: unknown[], cols: Column[]): string {
   return formatTable({
     headers: cols.map((c) => c.header),
-    rows: cells(rows, cols, 'table', new Date()),
+    rows: tableCells(io, rows, cols),
     rightAlign: cols.map((c) => c.kind === 'number'),
     maxWidths: cols.map((c) => c.maxWidth),
     columns: io.columns,
@@ -118,7 +120,7 @@ function emitRows(io: IOStreams, rows: unknown[], cols: Column[], format: Exclud
 function emitObject(io: IOStreams, obj: object, cols: Column[], format: Exclude<OutputFormat, 'json' | 'ndjson'>): void {
   if (format === 'csv') return io.out(delimited([obj], cols, 'csv', true));
   const mode: CellMode = format === 'tsv' ? 'tsv' : 'table';
-  const pairs = cols.map((c) => [format === 'tsv' ? c.key : c.header, cellText(obj, c, mode, new Date())]);
+  const pairs = cols.map((c) => [format === 'tsv' ? c.key : c.header, io.mask(cellText(obj, c, mode, new Date()))]);
   if (format === 'tsv') return io.out(pairs.map((p) => p.join('\t') + '\n').join(''));
   io.out(formatTable({ rows: pairs, maxWidths: [undefined, ...cols.map((c) => c.maxWidth)], firstColumnStyle: 'bold', columns: io.columns, color: io.color }));
 }

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { writeFileAtomic } from '../../io/atomic-file.js';
+import { writeDataFile } from '../../io/data-file.js';
 import { cannotWrite } from '../../io/fs-errors.js';
 import type { Context } from '../types.js';
 
@@ -26,7 +26,7 @@ export async function emitText(ctx: Context, text: string, out: string | undefin
   const body = text.endsWith('\n') ? text : text + '\n';
   if (out === undefined) return ctx.io.out(body);
   try {
-    writeFileAtomic(out, body);
+    writeDataFile(ctx.io, out, body);
   } catch (e) {
     throw cannotWrite(out, e);
   }

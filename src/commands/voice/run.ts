@@ -52,7 +52,7 @@ async function finish(ctx: Context, client: ApiClient, o: { id: string; status: 
   }
   const results = await fetchResults(client, job, { summary: Boolean(flags.summary || flags.out) });
   if (flags.out) {
-    const names = await writeResults(flags.out, results);
+    const names = await writeResults(flags.out, results, ctx.io);
     ctx.io.success(`Wrote ${names.join(', ')} to ${flags.out}`);
   }
   printResults(ctx, { ...results, summary: flags.summary ? results.summary : undefined }, mode);
