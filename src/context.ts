@@ -7,7 +7,7 @@ import { VERSION } from './version.js';
 import type { IOStreams } from './io/iostreams.js';
 import type { Prompter } from './io/prompter.js';
 import { parseOutputFormat } from './io/formats.js';
-import type { OutputOptions } from './io/render.js';
+import { decideOutput } from './io/output.js';
 import { realClock, type Clock } from './timing.js';
 
 export interface ContextDeps {
@@ -138,11 +138,11 @@ export function createContext(deps: ContextDeps): Context {
 
   const chosen = globals.output ?? deps.settings?.output;
   const format = globals.json ? 'json' : chosen ? parseOutputFormat(chosen) : undefined;
-  const output: OutputOptions = {
+  const output = decideOutput(io, {
     format,
     fields: globals.fields ? globals.fields.split(',').map((f) => f.trim()).filter(Boolean) : undefined,
     query: globals.query,
-  };
+  });
 
   return {
     io,

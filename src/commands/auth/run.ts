@@ -132,7 +132,7 @@ export async function login(ctx: Context, flags: Flags<typeof cmd.login>): Promi
   };
   if (me.keyType === 'LEGACY_PERSONAL') ctx.io.warn(LEGACY_WARNING);
   if (present(ctx.env.NOTEVOX_API_KEY)) ctx.io.warn('NOTEVOX_API_KEY is set in this environment and overrides the stored key.');
-  if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') {
+  if (ctx.output.json) {
     await printObject(ctx, summary);
     return;
   }
@@ -183,7 +183,7 @@ export async function status(ctx: Context): Promise<void> {
     ...keyFacts(me),
     workspaceName: me.workspaceGuid ? await boundWorkspaceName(client) : null,
   };
-  const columns: Column[] = [
+  const columns: Column<typeof out>[] = [
     { key: 'profile', header: 'Profile', get: (o) => o.profile + how },
     { key: 'baseUrl', header: 'Base URL', get: (o) => (o.baseUrlSource === 'profile' ? o.baseUrl : `${o.baseUrl} (${SOURCE_NAMES[o.baseUrlSource as keyof typeof SOURCE_NAMES]})`) },
     { key: 'keySource', header: 'Key from' },

@@ -63,7 +63,7 @@ async function controlClient(ctx: Context, flags: TokenFlags): Promise<{ client:
   return { client, call };
 }
 
-const textMode = (ctx: Context) => !ctx.output.query && ctx.output.format !== 'json' && ctx.output.format !== 'ndjson';
+const textMode = (ctx: Context) => !ctx.output.json;
 
 function deliverySummary(d: Delivery): string {
   const n = d.attempts.length;
@@ -72,12 +72,12 @@ function deliverySummary(d: Delivery): string {
   return `${d.endpointId} ${d.status} (${tries})`;
 }
 
-const EVENT_COLUMNS: Column[] = [
+const EVENT_COLUMNS: Column<LoggedEvent>[] = [
   { key: 'createdAt', header: 'TIME', kind: 'time' },
   { key: 'id', header: 'ID' },
   { key: 'type', header: 'TYPE' },
-  { key: 'resource', header: 'RESOURCE', get: (e) => `${(e as LoggedEvent).resourceType} ${(e as LoggedEvent).resourceId}` },
-  { key: 'deliveries', header: 'DELIVERIES', get: (e) => (e as LoggedEvent).deliveries.map(deliverySummary).join('; ') || '-' },
+  { key: 'resource', header: 'RESOURCE', get: (e) => `${e.resourceType} ${e.resourceId}` },
+  { key: 'deliveries', header: 'DELIVERIES', get: (e) => e.deliveries.map(deliverySummary).join('; ') || '-' },
 ];
 
 // ---------------------------------------------------------------- trigger

@@ -73,12 +73,12 @@ export async function listen(ctx: Context, flags: Flags<typeof cmd.listen>): Pro
   const forwardTo = flags.forwardTo !== undefined ? checkedUrl('--forward-to', flags.forwardTo) : undefined;
   const only = flags.events;
   const format = ctx.output.format;
-  if (format === 'csv' || format === 'tsv') throw new UsageError(`webhooks listen prints a line per event or NDJSON, not ${format}`, 'Use -o table or -o ndjson.');
+  if (ctx.output.chosen && (format === 'csv' || format === 'tsv')) throw new UsageError(`webhooks listen prints a line per event or NDJSON, not ${format}`, 'Use -o table or -o ndjson.');
   if (ctx.output.query !== undefined) throw new UsageError('webhooks listen streams events and takes no --query', 'Pipe its NDJSON into jq instead: notevox webhooks listen -o ndjson | jq …');
   const secret = await readSecret({ file: flags.secretFile, flag: '--secret-file', env: ctx.env, envName: 'NOTEVOX_WEBHOOK_SECRET', what: 'webhook secret' });
   if (secret === undefined)
     throw new UsageError('no webhook secret to check deliveries against', 'Pass --secret-file FILE or set NOTEVOX_WEBHOOK_SECRET to the secret of the endpoint (for the sandbox: its --webhook secret).');
-  const lines = format === 'table' || (format === undefined && ctx.io.isStdoutTTY);
+  const lines = format === 'table';
 
   const seen = new Map<string, true>();
   const counted = new Set<string>();

@@ -69,7 +69,7 @@ function render(format: ExportFormat, items: WordMemory[], first: boolean): stri
 }
 
 export async function exportScope(ctx: Context, flags: ExportFlags): Promise<void> {
-  const format = (ctx.output.format ?? 'csv') as ExportFormat;
+  const format = (ctx.output.chosen ? ctx.output.format : 'csv') as ExportFormat;
   if (!FORMATS.includes(format)) throw new UsageError(`wm export writes csv, json or ndjson, not ${format}`, 'Pass -o csv (the default), -o json or -o ndjson.');
   const target = await resolveTarget(ctx, flags);
   const client = await ctx.client();
