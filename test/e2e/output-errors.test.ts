@@ -78,8 +78,8 @@ describe('standard output that cannot be written', () => {
       expect(Number(all.stdout.trim())).toBeGreaterThan(200_000);
     });
 
-    it.each([[''], ['-o json'], ['-o ndjson'], ['-o csv']])('wm list --all %s | head -1: one line, nothing on stderr, exit 0', async (format) => {
-      const r = await pipe(`wm list --all ${format}`, 'head -1');
+    it.each([['wm list --all'], ['wm list --all -o json'], ['wm list --all -o ndjson'], ['wm list --all -o csv'], ['wm export'], ['wm export -o ndjson']])('%s | head -1: one line, nothing on stderr, exit 0', async (command) => {
+      const r = await pipe(command, 'head -1');
       expect(r.stderr).toBe('');
       expect(r.exitCode).toBe(0);
       expect(r.stdout.split('\n')).toHaveLength(2);
