@@ -6,6 +6,7 @@ import { openConfig } from './config/store.js';
 import { createContext } from './context.js';
 import { EXIT } from './errors.js';
 import { applyColorToEnvironment, createIOStreams, stdoutErrorMessage, type IOStreams } from './io/iostreams.js';
+import { isJsonFormat } from './io/output.js';
 import type { Prompter } from './io/prompter.js';
 import type { Clock } from './timing.js';
 import { paint } from './io/text.js';
@@ -57,10 +58,9 @@ function flagValue(argv: string[], names: string[]): string | undefined {
   return undefined;
 }
 
+/** Errors as JSON when JSON output is asked for (read from argv: a usage error comes before the parse). */
 function wantsJsonErrors(argv: string[], settings: Record<string, string>): boolean {
-  if (argv.includes('--json')) return true;
-  const o = flagValue(argv, ['-o', '--output']) ?? settings.output;
-  return o === 'json' || o === 'ndjson';
+  return argv.includes('--json') || isJsonFormat(flagValue(argv, ['-o', '--output']) ?? settings.output);
 }
 
 /** An error on stderr: `error:` and `hint:` lines, or with -o json one object. */

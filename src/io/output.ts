@@ -29,6 +29,9 @@ export interface Output extends OutputOptions {
   human: boolean;
 }
 
+/** JSON formats: what a script parses (also how errors are printed, decided before the command line is parsed). */
+export const isJsonFormat = (format: string | undefined): boolean => format === 'json' || format === 'ndjson';
+
 const isDecided = (o: OutputOptions): o is Output => typeof (o as Partial<Output>).human === 'boolean';
 
 /** Decide once (an Output passed again is returned as it is, with any format it was given). */
@@ -41,7 +44,7 @@ export function decideOutput(io: Pick<IOStreams, 'isStdoutTTY'>, opts: OutputOpt
     ...opts,
     format,
     chosen,
-    json: format === 'json' || format === 'ndjson' || query !== undefined,
+    json: isJsonFormat(format) || query !== undefined,
     human: (!chosen || format === 'table') && query === undefined && !opts.fields?.length,
   };
 }
