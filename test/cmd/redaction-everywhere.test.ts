@@ -30,6 +30,8 @@ function echoInto(value: unknown, key: string): unknown {
 let echo: BadServer;
 let dir: string;
 let jobId: string;
+let documentId: string;
+let wmId: string;
 
 beforeAll(async () => {
   echo = await startBadServer(
@@ -49,6 +51,13 @@ beforeAll(async () => {
   const up = await runCliInProcess(['voice', 'upload', wav, '--translate', 'ko_KR', '--summary', '--json'], { baseUrl: t.sb.baseUrl, key: DEMO_KEYS.workspaceKey.token, configDir: t.config.dir });
   expect(up.exitCode, up.stderr).toBe(0);
   jobId = JSON.parse(up.stdout).jobId;
+  // A document, a share link and a word memory to read back (made, and looked up, straight at the sandbox).
+  const direct = (args: string[]) => runCliInProcess(args, { baseUrl: t.sb.baseUrl, key: DEMO_KEYS.admin.token, configDir: t.config.dir });
+  const doc = await direct(['notes', 'documents', 'generate', N, '--template', String(DEMO_TEMPLATES.onePager), '--locale', 'en_US', '--json']);
+  expect(doc.exitCode, doc.stderr).toBe(0);
+  documentId = String(JSON.parse(doc.stdout).documentId);
+  expect((await direct(['notes', 'share-link', 'create', N])).exitCode).toBe(0);
+  wmId = String(JSON.parse((await direct(['wm', 'list', '--json'])).stdout)[0].id);
 });
 afterAll(async () => {
   await echo?.close();
@@ -67,6 +76,8 @@ const RENDERED: Array<[string, string[], typeof VOICE?]> = [
   ['notes paragraphs', ['notes', 'paragraphs', N]],
   ['notes folders', ['notes', 'folders', N]],
   ['notes documents list', ['notes', 'documents', 'list', N]],
+  ['notes share-link get', ['notes', 'share-link', 'get', N]],
+  ['wm get', ['wm', 'get', '<wm>']],
   ['notes summaries list', ['notes', 'summaries', 'list', N]],
   ['folders list', ['folders', 'list', ...PRODUCT]],
   ['folders get', ['folders', 'get', String(DEMO_FOLDERS.roadmap)]],
@@ -89,6 +100,9 @@ const RENDERED: Array<[string, string[], typeof VOICE?]> = [
 /** Commands printing text (documents, summaries, transcripts, exports) in their text formats. */
 const TEXTS: Array<[string, string[], typeof VOICE?]> = [
   ['notes paragraphs --plain', ['notes', 'paragraphs', N, '--plain']],
+  ['notes documents get', ['notes', 'documents', 'get', N, '<doc>']],
+  ['notes documents get html', ['notes', 'documents', 'get', N, '<doc>', '--format', 'html']],
+  ['folders list --tree', ['folders', 'list', ...PRODUCT, '--tree']],
   ['notes summaries get', ['notes', 'summaries', 'get', N]],
   ['notes summaries get plain', ['notes', 'summaries', 'get', N, '--format', 'plain']],
   ['notes export', ['notes', 'export', N]],
@@ -105,7 +119,7 @@ const TEXTS: Array<[string, string[], typeof VOICE?]> = [
 
 function run(args: string[], key = DEMO_KEYS.admin) {
   return runCliInProcess(
-    args.map((a) => (a === '<job>' ? jobId : a)),
+    args.map((a) => ({ '<job>': jobId, '<doc>': documentId, '<wm>': wmId })[a] ?? a),
     { baseUrl: echo.baseUrl, key: key.token, configDir: t.config.dir, env: { COLUMNS: '100' } },
   );
 }
@@ -141,6 +155,7 @@ describe('a key echoed by the server is masked in files written with --out', () 
     ['notes export', ['notes', 'export', N, '--out', '<dir>/export.md']],
     ['notes export json', ['notes', 'export', N, '--format', 'json', '--out', '<dir>/export.json']],
     ['notes summaries get', ['notes', 'summaries', 'get', N, '--out', '<dir>/summary.md']],
+    ['notes documents get', ['notes', 'documents', 'get', N, '<doc>', '--out', '<dir>/document.md']],
     ['wm export', ['wm', 'export', '--out', '<dir>/terms.csv']],
     ['wm export ndjson', ['wm', 'export', '-o', 'ndjson', '--out', '<dir>/terms.ndjson']],
     ['voice wait --out DIR', ['voice', 'wait', '<job>', '--out', '<dir>/voice'], VOICE],
