@@ -6,6 +6,7 @@ import { openConfig } from './config/store.js';
 import { createContext } from './context.js';
 import { EXIT } from './errors.js';
 import { applyColorToEnvironment, createIOStreams, stdoutErrorMessage, type IOStreams } from './io/iostreams.js';
+import { isJsonFormat } from './io/output.js';
 import type { Prompter } from './io/prompter.js';
 import type { Clock } from './timing.js';
 import { paint } from './io/text.js';
@@ -20,7 +21,14 @@ export { preferBaselineWasm } from './wasm-tier.js';
 export interface MainDeps {
   env?: NodeJS.ProcessEnv;
   /** The terminal (default: the process's streams, decided by createIOStreams from `env` and the flags). */
-  io?: (o: { noColor: boolean; noInput: boolean; env: NodeJS.ProcessEnv; colorSetting?: 'always' | 'never'; onStdoutError: (e: NodeJS.ErrnoException) => void }) => IOStreams;
+  io?: (o: {
+    noColor: boolean;
+    noInput: boolean;
+    env: NodeJS.ProcessEnv;
+    colorSetting?: 'always' | 'never';
+    onStdoutError: (e: NodeJS.ErrnoException) => void;
+    onStdoutClosed: () => void;
+  }) => IOStreams;
   /** Answers prompts instead of the terminal. */
   prompter?: Prompter;
   /** Settings of every API client (tests: a dispatcher that reaches a sandbox in the same process). */
@@ -50,10 +58,9 @@ function flagValue(argv: string[], names: string[]): string | undefined {
   return undefined;
 }
 
+/** Errors as JSON when JSON output is asked for (read from argv: a usage error comes before the parse). */
 function wantsJsonErrors(argv: string[], settings: Record<string, string>): boolean {
-  if (argv.includes('--json')) return true;
-  const o = flagValue(argv, ['-o', '--output']) ?? settings.output;
-  return o === 'json' || o === 'ndjson';
+  return argv.includes('--json') || isJsonFormat(flagValue(argv, ['-o', '--output']) ?? settings.output);
 }
 
 /** An error on stderr: `error:` and `hint:` lines, or with -o json one object. */
@@ -104,10 +111,12 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     if (selfManaged) return controller.abort();
     await stop(EXIT.INTERRUPTED, () => io.err('interrupted\n'));
   };
-  // Standard output failed (`| head` went away, `> /dev/full`): the output is incomplete, so the command stops.
+  // Standard output failed (`> /dev/full`): the output is incomplete, so the command stops with exit 11.
   const onStdoutError = (e: NodeJS.ErrnoException) =>
     void stop(EXIT.OUTPUT_FAILED, () => printError(io, { exitCode: EXIT.OUTPUT_FAILED, message: stdoutErrorMessage(e) }, jsonErrors));
-  const streams = { noColor: argv.includes('--no-color'), noInput: argv.includes('--no-input'), env, colorSetting, onStdoutError };
+  // The reader went away (`| head -1`): it has what it wanted, so the command stops quietly (cleanups run) with 0.
+  const onStdoutClosed = () => void stop(EXIT.OK, () => {});
+  const streams = { noColor: argv.includes('--no-color'), noInput: argv.includes('--no-input'), env, colorSetting, onStdoutError, onStdoutClosed };
   const io = deps.io ? deps.io(streams) : createIOStreams(streams);
   applyColorToEnvironment(io.color, { terminals: io.isStdoutTTY && io.isStderrTTY, env });
   process.on('SIGINT', onSigint);

@@ -8,7 +8,7 @@ import { VERSION } from './version.js';
 import type { IOStreams } from './io/iostreams.js';
 import type { Prompter } from './io/prompter.js';
 import { parseOutputFormat } from './io/formats.js';
-import type { OutputOptions } from './io/render.js';
+import { decideOutput } from './io/output.js';
 import { realClock, type Clock } from './timing.js';
 import { didYouMean } from './suggest.js';
 
@@ -129,6 +129,8 @@ export function createContext(deps: ContextDeps): Context {
     const s = await config();
     const { validateBaseUrl } = await import('./config/baseurl.js');
     const { createClient } = await import('./client/client.js');
+    // Whatever the server echoes, this key is masked in all the command prints or writes (IOStreams.mask).
+    io.addSecret(o.apiKey);
     const timeoutSeconds = flagOrSetting(s, '--timeout', globals.timeout, 'timeout', 1, 30);
     const maxRetries = flagOrSetting(s, '--max-retries', globals.maxRetries, 'max_retries', 0, 3);
     const c = createClient({
@@ -150,11 +152,11 @@ export function createContext(deps: ContextDeps): Context {
 
   const chosen = globals.output ?? deps.settings?.output;
   const format = globals.json ? 'json' : chosen ? parseOutputFormat(chosen) : undefined;
-  const output: OutputOptions = {
+  const output = decideOutput(io, {
     format,
     fields: globals.fields ? globals.fields.split(',').map((f) => f.trim()).filter(Boolean) : undefined,
     query: globals.query,
-  };
+  });
 
   return {
     io,

@@ -29,7 +29,7 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[ExitCode, string]> = [
   [EXIT.UNAVAILABLE, 'service or network unavailable after the retries (5xx, connection), or a request over --timeout (not retried)'],
   [EXIT.JOB_FAILED, 'a voice file job ended FAILED'],
   [EXIT.INPUT_NEEDED, 'input was needed but prompting is not allowed (pass the named flag)'],
-  [EXIT.OUTPUT_FAILED, 'output could not be written: standard output closed or full (EPIPE, ENOSPC), or the disk filled up while writing a file'],
+  [EXIT.OUTPUT_FAILED, 'output could not be written: standard output full (ENOSPC; a reader that went away, EPIPE, ends quietly with 0), or the disk filled up while writing a file'],
   [EXIT.WAIT_TIMEOUT, 'gave up waiting for a voice file job after --wait-timeout: the job keeps running (resume with the printed command)'],
   [EXIT.INTERRUPTED, 'interrupted (Ctrl-C), or a confirmation declined (answered no, or a typed name that does not match): nothing was changed'],
 ];

@@ -1,23 +1,8 @@
-/** Keeping the API key out of every line the client prints and every error it builds. */
+/** Keeping the API key out of every line the client prints and every error it builds (the rule itself: src/redact.ts). */
 
-const MASK = '****';
-/** Bearer credentials in free text; auth-parameter forms such as `Bearer error="…"` are left alone. */
-const BEARER = /\b(Bearer\s+)(?!(?:realm|error|error_description|scope)=)[A-Za-z0-9\-._~+/]+=*/gi;
-/** Shorter fragments would mangle ordinary text; real secrets are far longer. */
-const MIN_SECRET_LENGTH = 4;
+import { MASK } from '../redact.js';
 
-/** Mask the key (whole, and its secret part) and any bearer credential in `text`. */
-export function redact(text: string, key?: string): string {
-  let out = text.replace(BEARER, `$1${MASK}`);
-  if (key) {
-    const whole = key.trim();
-    const secret = whole.includes('.') ? whole.slice(whole.indexOf('.') + 1) : whole;
-    for (const s of [whole, secret]) {
-      if (s.length >= MIN_SECRET_LENGTH) out = out.split(s).join(MASK);
-    }
-  }
-  return out;
-}
+export { redact } from '../redact.js';
 
 /** Headers shown by `--debug` tracing; everything else (Authorization above all) is never printed. */
 export const TRACE_HEADERS = [

@@ -1,5 +1,5 @@
 import type { CallRequest, RawRequest } from '../client/client.js';
-import type { ListEndpointId } from '../contract/api.js';
+import type { ItemOf, ListEndpointId } from '../contract/api.js';
 import { endpoint } from '../contract/endpoints.js';
 import type { Endpoint } from '../contract/types.js';
 import type { Column } from '../io/render.js';
@@ -17,7 +17,7 @@ export function singular(noun: string): string {
  * Print a paged list: streams page by page (constant memory with ndjson/csv/tsv), stops at --limit
  * unless --all, and says on stderr how to get the rest when the list was cut short.
  */
-export async function printPaged<Id extends ListEndpointId>(ctx: Context, id: Id, req: CallRequest<Id>, columns: Column[], flags: ListFlags, noun: string): Promise<void> {
+export async function printPaged<Id extends ListEndpointId>(ctx: Context, id: Id, req: CallRequest<Id>, columns: Column<ItemOf<Id> & object>[], flags: ListFlags, noun: string): Promise<void> {
   const ep: Endpoint = endpoint(id);
   if (!ep.page) throw new Error(`${ep.id} is not paged`);
   const limit = flags.all ? undefined : flags.limit;
@@ -29,7 +29,7 @@ export async function printPaged<Id extends ListEndpointId>(ctx: Context, id: Id
   let next: string | null = null;
   // Any list: the rows go to the renderer as they are.
   for await (const page of client.paginateEndpoint(ep, req as RawRequest, { pageSize, limit, cursor: flags.cursor })) {
-    writer.write(page.items as object[]);
+    writer.write(page.items as Array<ItemOf<Id> & object>);
     shown += page.items.length;
     next = page.nextCursor;
   }
@@ -40,12 +40,12 @@ export async function printPaged<Id extends ListEndpointId>(ctx: Context, id: Id
 }
 
 /** Print an unpaged list (`{content: [...]}`). */
-export async function printList(ctx: Context, rows: object[], columns: Column[]): Promise<void> {
+export async function printList<Row extends object>(ctx: Context, rows: Row[], columns: Column<Row>[]): Promise<void> {
   const { renderList } = await import('../io/render.js');
   renderList(ctx.io, rows, columns, ctx.output);
 }
 
-export async function printObject(ctx: Context, obj: object, columns?: Column[]): Promise<void> {
+export async function printObject<Row extends object>(ctx: Context, obj: Row, columns?: Column<Row>[]): Promise<void> {
   const { renderObject } = await import('../io/render.js');
   renderObject(ctx.io, obj, ctx.output, columns);
 }

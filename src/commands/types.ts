@@ -3,7 +3,7 @@ import type { ConfigStore } from '../config/store.js';
 import type { ResolvedCredentials } from '../config/resolve.js';
 import type { IOStreams } from '../io/iostreams.js';
 import type { Prompter } from '../io/prompter.js';
-import type { OutputOptions } from '../io/render.js';
+import type { Output } from '../io/output.js';
 import type { root } from '../program.js';
 import type { Clock } from '../timing.js';
 import type { Flags } from './registry.js';
@@ -16,8 +16,11 @@ export interface Context {
   io: IOStreams;
   env: NodeJS.ProcessEnv;
   globals: GlobalOptions;
-  /** Output format and filters chosen by -o/--json/--fields/--query (or the `output` setting). */
-  output: OutputOptions;
+  /**
+   * The output decision, taken once (src/io/output.ts): the format (asked for by -o/--json or the `output` setting,
+   * else by the terminal), --fields and --query, and whether the output is JSON for a script or words for people.
+   */
+  output: Output;
   config(): Promise<ConfigStore>;
   credentials(): Promise<ResolvedCredentials>;
   /** The API client for the resolved profile; fails with exit 3 when an API call needs a key and none is set. */

@@ -2,6 +2,7 @@ import { createProgress, createSpinner, type Progress, type ProgressOptions, typ
 import { EXIT } from '../errors.js';
 import { describeFsError } from './fs-errors.js';
 import { paint } from './text.js';
+import { maskForms, secretForms } from '../redact.js';
 
 export type { Progress, ProgressOptions, Spinner } from './progress.js';
 
@@ -19,9 +20,18 @@ export interface IOStreams {
   env: NodeJS.ProcessEnv;
   /** All of standard input as UTF-8 text (`--with-key`, `--input -`, `@-`). */
   readStdin(): Promise<string>;
-  /** Write to stdout as is. */
+  /**
+   * A key this command sends (the client registers it): from now on it is masked (`****`) in everything written
+   * through these streams, whatever the server echoes back: stdout, messages, and --out files (data-file.ts).
+   */
+  addSecret(key: string | undefined): void;
+  /** `text` with every registered key masked: the one place output passes before it leaves the process. */
+  mask(text: string): string;
+  /** Write to stdout (keys masked). */
   out(text: string): void;
-  /** Write to stderr as is. */
+  /** Write to stdout (keys masked), resolving once the stream can take more (long exports: constant memory). */
+  outAsync(text: string): Promise<void>;
+  /** Write to stderr (keys masked). */
   err(text: string): void;
   /** One line on stderr. */
   info(line: string): void;
@@ -46,10 +56,15 @@ export interface IOStreamsOptions {
   stderr?: NodeJS.WritableStream;
   columns?: number;
   /**
-   * Standard output failed (EPIPE: the reader went away; ENOSPC: `> /dev/full`, a full disk). Called once; the
-   * default prints one line on stderr and exits with 11. The CLI passes its own, which also cleans up.
+   * Standard output failed for a reason other than the reader going away (ENOSPC: `> /dev/full`, a full disk).
+   * Called once; the default prints one line on stderr and exits with 11. The CLI passes its own, which also cleans up.
    */
   onStdoutError?: (e: NodeJS.ErrnoException) => void;
+  /**
+   * The reader of stdout went away (EPIPE: `notevox … | head -1`): nobody wants the rest, so the command ends
+   * quietly with exit 0, as git and gh do. Called once; the default exits 0. The CLI passes its own, which cleans up.
+   */
+  onStdoutClosed?: () => void;
 }
 
 const isTTY = (s: unknown): boolean => Boolean((s as { isTTY?: boolean }).isTTY);
@@ -74,9 +89,12 @@ export function decideColor(o: { env: NodeJS.ProcessEnv; noColor?: boolean; colo
   return o.stdoutTTY && o.stderrTTY;
 }
 
-/** Prompting needs a terminal on stdin and stdout, no CI, and no --no-input. */
-export function decideCanPrompt(o: { env: NodeJS.ProcessEnv; noInput?: boolean; stdinTTY: boolean; stdoutTTY: boolean }): boolean {
-  return o.stdinTTY && o.stdoutTTY && !isCI(o.env) && !o.noInput;
+/**
+ * Prompting needs a terminal on stdin (the answer) and stderr (where the question is shown), no CI, and no
+ * --no-input. Stdout does not matter: `wm sync --prune > plan.tsv` on a terminal may still ask.
+ */
+export function decideCanPrompt(o: { env: NodeJS.ProcessEnv; noInput?: boolean; stdinTTY: boolean; stderrTTY: boolean }): boolean {
+  return o.stdinTTY && o.stderrTTY && !isCI(o.env) && !o.noInput;
 }
 
 /**
@@ -105,10 +123,10 @@ function terminalColumns(stdout: NodeJS.WritableStream, env: NodeJS.ProcessEnv):
 
 let watchingStdout = false;
 let stdoutFailed: ((e: NodeJS.ErrnoException) => void) | undefined;
+let stdoutClosed: (() => void) | undefined;
 
-/** `cannot write to standard output: ENOSPC (no space left on the device)`; EPIPE says the output was cut short. */
+/** `cannot write to standard output: ENOSPC (no space left on the device)`. */
 export function stdoutErrorMessage(e: NodeJS.ErrnoException): string {
-  if (e.code === 'EPIPE') return 'standard output was closed before all output was written (EPIPE)';
   return `cannot write to standard output: ${describeFsError(e)}`;
 }
 
@@ -128,14 +146,17 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
 
   if (stdout === process.stdout) {
     stdoutFailed = opts.onStdoutError;
+    stdoutClosed = opts.onStdoutClosed;
     if (!watchingStdout) {
       watchingStdout = true;
-      // `notevox … | head` (EPIPE) or `> /dev/full` (ENOSPC): the output is incomplete, which a script must learn
-      // from the exit code; one line on stderr says why (not an uncaught exception's stack and source).
+      // `notevox … | head` (EPIPE): the reader has what it wanted, so the command ends quietly with exit 0.
+      // `> /dev/full` (ENOSPC, EIO, …): the output is incomplete, which a script must learn from the exit code;
+      // one line on stderr says why (not an uncaught exception's stack and source).
       let reported = false;
       stdout.on('error', (e: NodeJS.ErrnoException) => {
         if (reported) return;
         reported = true;
+        if (e.code === 'EPIPE') return stdoutClosed ? stdoutClosed() : process.exit(EXIT.OK);
         if (stdoutFailed) return stdoutFailed(e);
         try {
           process.stderr.write(`error: ${stdoutErrorMessage(e)}\n`);
@@ -148,7 +169,9 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
     }
   }
 
-  const err = (text: string) => void stderr.write(text);
+  let forms: string[] = [];
+  const mask = (text: string) => (forms.length ? maskForms(text, forms) : text);
+  const err = (text: string) => void stderr.write(mask(text));
   return {
     stdin,
     stdout,
@@ -157,7 +180,7 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
     isStdoutTTY,
     isStderrTTY,
     color,
-    canPrompt: decideCanPrompt({ env, noInput: opts.noInput, stdinTTY: isStdinTTY, stdoutTTY: isStdoutTTY }),
+    canPrompt: decideCanPrompt({ env, noInput: opts.noInput, stdinTTY: isStdinTTY, stderrTTY: isStderrTTY }),
     columns,
     env,
     readStdin: async () => {
@@ -165,7 +188,25 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
       for await (const c of stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as string));
       return Buffer.concat(chunks).toString('utf8');
     },
-    out: (text) => void stdout.write(text),
+    addSecret: (key) => {
+      if (key) forms = [...new Set([...forms, ...secretForms(key)])].sort((a, b) => b.length - a.length);
+    },
+    mask,
+    out: (text) => void stdout.write(mask(text)),
+    outAsync: (text) =>
+      new Promise<void>((resolve) => {
+        // A failed stdout is handled once, for the whole process (above): here the wait just ends.
+        if (stdout.write(mask(text)) || (stdout as { destroyed?: boolean }).destroyed) return resolve();
+        const done = () => {
+          stdout.off('drain', done);
+          stdout.off('error', done);
+          stdout.off('close', done);
+          resolve();
+        };
+        stdout.on('drain', done);
+        stdout.on('error', done);
+        stdout.on('close', done);
+      }),
     err,
     info: (line) => err(line + '\n'),
     warn: (line) => err(`${paint(color, 'yellow', 'warning:')} ${line}\n`),

@@ -2,32 +2,21 @@ import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 import type { OutputFormat } from './formats.js';
 import type { IOStreams } from './iostreams.js';
+import { decideOutput, type OutputOptions } from './output.js';
 import { formatTable } from './table.js';
-import { cellText, isRecord, project, type CellMode, type Column } from './values.js';
+import { cellText, isRecord, project, type AnyColumn, type CellMode, type Column } from './values.js';
 
 export { OUTPUT_FORMATS, parseOutputFormat, type OutputFormat } from './formats.js';
 export { formatRelativeTime, type Column } from './values.js';
+export { decideOutput, type Output, type OutputOptions } from './output.js';
 
-export interface OutputOptions {
-  /** Undefined: table when stdout is a terminal, tsv when it is piped. */
-  format?: OutputFormat;
-  /** Dotted paths: the columns of table/csv/tsv, the kept keys of JSON. */
-  fields?: string[];
-  /** JMESPath expression applied to the JSON value. */
-  query?: string;
-}
-
-export interface ListWriter {
-  write(rows: object[]): void;
+export interface ListWriter<Row extends object = object> {
+  write(rows: Row[]): void;
   end(): void;
 }
 
 /** csv-stringify and JMESPath are loaded on first use (synchronously: callers do not await rendering). */
 const requirePackage = createRequire(import.meta.url);
-
-export function resolveFormat(io: IOStreams, opts: OutputOptions): OutputFormat {
-  return opts.format ?? (io.isStdoutTTY ? 'table' : 'tsv');
-}
 
 const pretty = (v: unknown) => JSON.stringify(v ?? null, null, 2) + '\n';
 const compact = (v: unknown) => JSON.stringify(v ?? null) + '\n';
@@ -42,7 +31,7 @@ function runQuery(value: unknown, expression: string): unknown {
 }
 
 /** Columns for rows: --fields (reusing a known column of the same key), else the given ones, else every key seen. */
-function chooseColumns(columns: Column[], fields: string[] | undefined, rows: unknown[]): Column[] {
+function chooseColumns(columns: AnyColumn[], fields: string[] | undefined, rows: unknown[]): AnyColumn[] {
   if (fields?.length) return fields.map((f) => columns.find((c) => c.key === f) ?? { key: f, header: f });
   if (columns.length) return columns;
   if (!rows.every(isRecord)) return [{ key: 'value', header: 'value', get: (r) => r }];
@@ -66,7 +55,7 @@ function pathKnown(item: unknown, path: string): boolean {
  * --fields names only fields the items have (or the command's own columns): a misspelt name is a usage error listing
  * the valid ones, as `gh --json` does, not an empty column. Without items there is nothing to check against.
  */
-function checkFields(fields: string[] | undefined, columns: Column[], items: unknown[]): void {
+function checkFields(fields: string[] | undefined, columns: AnyColumn[], items: unknown[]): void {
   const records = items.filter(isRecord);
   if (!fields?.length || !records.length) return;
   const unknown = fields.filter((f) => !columns.some((c) => c.key === f) && !records.some((r) => pathKnown(r, f)));
@@ -87,19 +76,21 @@ function csvLines(rows: string[][]): string {
   return rows.length ? stringify(rows) : '';
 }
 
-const cells = (rows: unknown[], cols: Column[], mode: CellMode, now: Date) => rows.map((r) => cols.map((c) => cellText(r, c, mode, now)));
+const cells = (rows: unknown[], cols: AnyColumn[], mode: CellMode, now: Date) => rows.map((r) => cols.map((c) => cellText(r, c, mode, now)));
+/** Table cells, masked before they are cut to width (a key cut short by `…` would no longer match the mask). */
+const tableCells = (io: IOStreams, rows: unknown[], cols: AnyColumn[]) => cells(rows, cols, 'table', new Date()).map((r) => r.map(io.mask));
 
 /** Rows as tsv (no header) or csv (header of column keys when `header`). */
-function delimited(rows: unknown[], cols: Column[], format: 'csv' | 'tsv', header: boolean): string {
+function delimited(rows: unknown[], cols: AnyColumn[], format: 'csv' | 'tsv', header: boolean): string {
   const body = cells(rows, cols, format, new Date());
   if (format === 'tsv') return body.map((r) => r.join('\t') + '\n').join('');
   return csvLines(header ? [cols.map((c) => c.key), ...body] : body);
 }
 
-function listTable(io: IOStreams, rows: unknown[], cols: Column[]): string {
+function listTable(io: IOStreams, rows: unknown[], cols: AnyColumn[]): string {
   return formatTable({
     headers: cols.map((c) => c.header),
-    rows: cells(rows, cols, 'table', new Date()),
+    rows: tableCells(io, rows, cols),
     rightAlign: cols.map((c) => c.kind === 'number'),
     maxWidths: cols.map((c) => c.maxWidth),
     whole: cols.map((c) => c.whole === true),
@@ -109,17 +100,17 @@ function listTable(io: IOStreams, rows: unknown[], cols: Column[]): string {
 }
 
 /** Rows in a non-JSON format (all rows at hand). */
-function emitRows(io: IOStreams, rows: unknown[], cols: Column[], format: Exclude<OutputFormat, 'json' | 'ndjson'>): void {
+function emitRows(io: IOStreams, rows: unknown[], cols: AnyColumn[], format: Exclude<OutputFormat, 'json' | 'ndjson'>): void {
   if (format !== 'table') io.out(delimited(rows, cols, format, true));
   else if (rows.length) io.out(listTable(io, rows, cols));
   else io.info('No results.');
 }
 
 /** One object in a non-JSON format: key/value table, `key\tvalue` lines, or a one-row csv. */
-function emitObject(io: IOStreams, obj: object, cols: Column[], format: Exclude<OutputFormat, 'json' | 'ndjson'>): void {
+function emitObject(io: IOStreams, obj: object, cols: AnyColumn[], format: Exclude<OutputFormat, 'json' | 'ndjson'>): void {
   if (format === 'csv') return io.out(delimited([obj], cols, 'csv', true));
   const mode: CellMode = format === 'tsv' ? 'tsv' : 'table';
-  const pairs = cols.map((c) => [format === 'tsv' ? c.key : c.header, cellText(obj, c, mode, new Date())]);
+  const pairs = cols.map((c) => [format === 'tsv' ? c.key : c.header, io.mask(cellText(obj, c, mode, new Date()))]);
   if (format === 'tsv') return io.out(pairs.map((p) => p.join('\t') + '\n').join(''));
   io.out(formatTable({ rows: pairs, maxWidths: [undefined, ...cols.map((c) => c.maxWidth)], firstColumnStyle: 'bold', columns: io.columns, color: io.color }));
 }
@@ -128,7 +119,7 @@ function emitObject(io: IOStreams, obj: object, cols: Column[], format: Exclude<
  * Any JSON value. JSON formats print it (projected to --fields) exactly; otherwise an array renders as rows, an object
  * as a key/value view, a string as is and anything else as JSON.
  */
-function emitValue(io: IOStreams, value: unknown, format: OutputFormat, columns: Column[], fields: string[] | undefined): void {
+function emitValue(io: IOStreams, value: unknown, format: OutputFormat, columns: AnyColumn[], fields: string[] | undefined): void {
   checkFields(fields, columns, itemsOf(value));
   if (format === 'json') return io.out(pretty(project(value, fields)));
   if (format === 'ndjson') {
@@ -141,20 +132,20 @@ function emitValue(io: IOStreams, value: unknown, format: OutputFormat, columns:
 }
 
 /** --query: fields first, then the expression over the whole JSON value; the result is rendered generically. */
-function emitQueried(io: IOStreams, value: unknown, opts: OutputOptions & { query: string }, columns: Column[] = []): void {
+function emitQueried(io: IOStreams, value: unknown, opts: OutputOptions & { query: string }, columns: AnyColumn[] = []): void {
   checkFields(opts.fields, columns, itemsOf(value));
   const result = runQuery(project(value, opts.fields), opts.query);
   // A bare word over a list selects nothing: say how to pick a field, and that --query is not a text search.
   if (result === null && Array.isArray(value) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.query.trim()))
     io.warn(`--query "${opts.query}" selected nothing: the output is a list, so pick a field of each item with "[].${opts.query.trim()}". --query is a JMESPath filter of the output, not a text search.`);
-  emitValue(io, result, resolveFormat(io, opts), [], undefined);
+  emitValue(io, result, decideOutput(io, opts).format, [], undefined);
 }
 
 /**
  * A list that arrives page by page. ndjson, csv and tsv print each page as it comes (constant memory); json prints
  * one valid array as it goes; table (widths) and --query (whole array) wait for end().
  */
-export function createListWriter(io: IOStreams, columns: Column[], opts: OutputOptions): ListWriter {
+export function createListWriter<Row extends object>(io: IOStreams, columns: Column<Row>[], opts: OutputOptions): ListWriter<Row> {
   const w = listWriter(io, columns, opts);
   let checked = false;
   return {
@@ -170,8 +161,8 @@ export function createListWriter(io: IOStreams, columns: Column[], opts: OutputO
   };
 }
 
-function listWriter(io: IOStreams, columns: Column[], opts: OutputOptions): ListWriter {
-  const format = resolveFormat(io, opts);
+function listWriter(io: IOStreams, columns: AnyColumn[], opts: OutputOptions): ListWriter {
+  const format = decideOutput(io, opts).format;
   const { fields, query } = opts;
   if (query || format === 'table') {
     const all: object[] = [];
@@ -194,7 +185,7 @@ function listWriter(io: IOStreams, columns: Column[], opts: OutputOptions): List
   if (format === 'ndjson') {
     return { write: (rows) => io.out(rows.map((r) => compact(project(r, fields))).join('')), end: () => {} };
   }
-  let cols: Column[] | undefined;
+  let cols: AnyColumn[] | undefined;
   return {
     write: (rows) => {
       if (!rows.length) return;
@@ -209,19 +200,19 @@ function listWriter(io: IOStreams, columns: Column[], opts: OutputOptions): List
   };
 }
 
-export function renderList(io: IOStreams, rows: object[], columns: Column[], opts: OutputOptions): void {
+export function renderList<Row extends object>(io: IOStreams, rows: Row[], columns: Column<Row>[], opts: OutputOptions): void {
   const w = createListWriter(io, columns, opts);
   w.write(rows);
   w.end();
 }
 
 /** One object: JSON exactly (or projected), a key/value table on a terminal, `key\tvalue` lines when piped. */
-export function renderObject(io: IOStreams, obj: object, opts: OutputOptions, columns?: Column[]): void {
+export function renderObject<Row extends object>(io: IOStreams, obj: Row, opts: OutputOptions, columns?: Column<Row>[]): void {
   renderValue(io, obj, opts, columns);
 }
 
 /** Any JSON value (e.g. a raw API response): arrays as lists, objects as key/value, scalars as is. */
-export function renderValue(io: IOStreams, value: unknown, opts: OutputOptions, columns: Column[] = []): void {
+export function renderValue(io: IOStreams, value: unknown, opts: OutputOptions, columns: AnyColumn[] = []): void {
   if (opts.query) return emitQueried(io, value, { ...opts, query: opts.query }, columns);
-  emitValue(io, value, resolveFormat(io, opts), columns, opts.fields);
+  emitValue(io, value, decideOutput(io, opts).format, columns, opts.fields);
 }

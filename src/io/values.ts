@@ -1,8 +1,12 @@
 /** Reading values out of API objects and turning them into cell text. */
 
-import { redact } from '../client/redact.js';
+import { redact } from '../redact.js';
 
-export interface Column {
+/**
+ * A column of rows of type `Row` (a contract item, a command's own object): the renderers take rows and columns of
+ * the same type (renderList<Row>, createListWriter<Row>, renderObject<Row>), so `get` reads a typed row.
+ */
+export interface Column<Row extends object = object> {
   /** Dotted path into the row, e.g. 'template.title' (array elements by index: 'participants.0.name'). */
   key: string;
   header: string;
@@ -12,8 +16,14 @@ export interface Column {
   /** Never cut in a table (an id a user copies into another command); the other columns give way. */
   whole?: boolean;
   /** Computes the cell from the row instead of reading `key` (tables, TSV and CSV only; JSON is always raw). */
-  get?: (row: any) => unknown;
+  get?: (row: Row) => unknown;
 }
+
+/**
+ * A column as the renderers hold it inside, whatever its rows: any Column<Row> is one (a function of a Row takes
+ * `never`), and only cellValue calls its `get`, with a row that the public entry checked to be a Row.
+ */
+export type AnyColumn = Column<never>;
 
 /** table: readable (relative times, one line); tsv: escaped, ISO times; csv: raw (csv-stringify quotes). */
 export type CellMode = 'table' | 'tsv' | 'csv';
@@ -108,11 +118,12 @@ export function escapeTsv(text: string): string {
   return text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
 }
 
-export function cellValue(row: unknown, col: Column): unknown {
-  return col.get ? col.get(row) : getPath(row, col.key);
+export function cellValue(row: unknown, col: AnyColumn): unknown {
+  // The one place a row meets its column: renderList<Row> and the others took both as Row (see AnyColumn).
+  return col.get ? (col.get as (r: unknown) => unknown)(row) : getPath(row, col.key);
 }
 
-export function cellText(row: unknown, col: Column, mode: CellMode, now: Date): string {
+export function cellText(row: unknown, col: AnyColumn, mode: CellMode, now: Date): string {
   const v = cellValue(row, col);
   let text: string;
   if (mode === 'table' && col.kind === 'time' && typeof v === 'string') text = formatRelativeTime(v, now);

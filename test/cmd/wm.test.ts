@@ -364,6 +364,27 @@ describe('wm sync: rejected rows and prompts', () => {
     expect(rm.exitCode, rm.screen).toBe(0);
     expect(mine().map((r) => r[0])).toEqual(['Alpha', 'Bravo']);
   });
+
+  it('asks with stdout redirected (`wm sync --prune > plan.tsv` on a terminal): the question needs stdin and stderr only', async () => {
+    const setUp = await wm(['sync', file('p3-start.csv', 'Alpha,A\nBravo,B\n'), '--prune', '--yes'], priya);
+    expect(setUp.exitCode, setUp.stderr).toBe(0);
+    const path = file('p3.csv', 'Alpha,A\nEcho\n');
+    const base = { sandbox: sb, key: K.member, configDir: config.dir, env: { NOTEVOX_CACHE_DIR: cache }, tty: true, stdoutTty: false };
+    const before = writes();
+    const no = await runCommand(['wm', 'sync', path, '--prune'], { ...base, prompts: [{ kind: 'confirm', message: 'Apply these 2 changes', answer: false }] });
+    expect(no.exitCode, no.stderr).toBe(130);
+    // The plan went to the redirected stdout as TSV, the question to the terminal on stderr.
+    expect(no.stdout).toMatch(/^create\t\tEcho/m);
+    expect(no.stdout).toMatch(/^delete\t\d+\tBravo/m);
+    expect(writes()).toBe(before);
+    const yes = await runCommand(['wm', 'sync', path, '--prune'], { ...base, prompts: [{ kind: 'confirm', message: 'Apply these 2 changes', answer: true }] });
+    expect(yes.exitCode, yes.stderr).toBe(0);
+    expect(mine().map((r) => r[0])).toEqual(['Alpha', 'Echo']);
+    // Without a terminal on stderr there is nobody to ask: exit 10 naming --yes, as before.
+    const piped = await runCommand(['wm', 'sync', file('p4.csv', 'Alpha,A\n'), '--prune'], { ...base, tty: false });
+    expect(piped.exitCode).toBe(10);
+    expect(piped.stderr).toMatch(/--yes/);
+  });
 });
 
 describe('wm export', () => {

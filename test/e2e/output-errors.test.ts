@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS } from '../../src/sandbox/demo-seed.js';
 import { BIN, cliEnv } from '../helpers/cli.js';
 import { useSandboxEnv } from '../helpers/sandbox-env.js';
@@ -44,15 +44,46 @@ describe('standard output that cannot be written', () => {
     }
   });
 
-  it('a reader that goes away (EPIPE): one line saying the output was cut short, exit 11', async () => {
+  it('a reader that goes away (EPIPE): the command ends quietly with exit 0, as git and gh do', async () => {
     const child = spawn(process.execPath, [BIN, 'sandbox', 'seed-example'], { env: cliEnv() as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     // The reader is gone before the first write.
     child.stdout.destroy();
     const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
-    expect(code).toBe(11);
-    expect(stderr).toBe('error: standard output was closed before all output was written (EPIPE)\n');
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+  });
+
+  describe('`wm list --all | head -1` in a real shell pipe', () => {
+    const env = () => cliEnv({ baseUrl: t.sb.baseUrl, key: ADMIN, configDir: t.config.dir }) as NodeJS.ProcessEnv;
+    /** `notevox <args> | <reader>` under bash with pipefail: notevox's own exit code is the pipeline's unless the reader fails. */
+    const pipe = (args: string, reader: string) =>
+      new Promise<{ exitCode: number; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn('bash', ['-c', `set -o pipefail; "$0" "$1" ${args} | ${reader}`, process.execPath, BIN], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('close', (c) => resolve({ exitCode: c ?? -1, stdout, stderr }));
+      });
+
+    beforeAll(async () => {
+      // 8,000 entries: far more than a pipe holds, so notevox is still writing when head has exited.
+      const csv = join(t.dir, 'many.csv');
+      writeFileSync(csv, 'entry\n' + Array.from({ length: 8000 }, (_, i) => `Pipeline${i}`).join('\n') + '\n');
+      const r = await pipe(`wm import ${csv} -o json`, 'cat');
+      expect(r.exitCode, r.stderr).toBe(0);
+      const all = await pipe('wm list --all', 'wc -c');
+      expect(Number(all.stdout.trim())).toBeGreaterThan(200_000);
+    });
+
+    it.each([['wm list --all'], ['wm list --all -o json'], ['wm list --all -o ndjson'], ['wm list --all -o csv'], ['wm export'], ['wm export -o ndjson']])('%s | head -1: one line, nothing on stderr, exit 0', async (command) => {
+      const r = await pipe(command, 'head -1');
+      expect(r.stderr).toBe('');
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout.split('\n')).toHaveLength(2);
+    });
   });
 });
 

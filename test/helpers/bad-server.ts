@@ -15,7 +15,12 @@ export interface BadServer {
  * A server in front of a real sandbox (`upstream`) that answers some requests itself, badly: a captive portal's
  * login page, a proxy's "OK", a misconfigured gateway's `{}`. The others go through unchanged.
  */
-export async function startBadServer(upstream: string | undefined, answer: (req: IncomingMessage) => BadAnswer): Promise<BadServer> {
+export async function startBadServer(
+  upstream: string | undefined,
+  answer: (req: IncomingMessage) => BadAnswer,
+  /** Changes an upstream answer on its way back (e.g. a server that echoes the key); undefined keeps it. */
+  rewrite?: (req: IncomingMessage, up: { status: number; type: string; body: Buffer }) => Buffer | undefined,
+): Promise<BadServer> {
   const intercepted: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -36,7 +41,8 @@ export async function startBadServer(upstream: string | undefined, answer: (req:
           up.headers.forEach((v, k) => {
             if (k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection' && k !== 'keep-alive') out[k] = v;
           });
-          res.writeHead(up.status, out).end(Buffer.from(await up.arrayBuffer()));
+          const body = Buffer.from(await up.arrayBuffer());
+          res.writeHead(up.status, out).end(rewrite?.(req, { status: up.status, type: up.headers.get('content-type') ?? '', body }) ?? body);
         })
         .catch((e: Error) => res.writeHead(502).end(e.message));
     });

@@ -13,9 +13,9 @@ export function runInPty(
   steps: Array<[RegExp, string]>,
   env: Record<string, string | undefined>,
   timeoutMs = 30_000,
-  opts: { keepEscapes?: boolean } = {},
+  opts: { keepEscapes?: boolean; /** Redirect the CLI's stdout to this file (stdin and stderr stay on the terminal). */ stdoutTo?: string } = {},
 ): Promise<{ exitCode: number | null; screen: string }> {
-  const cmd = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+  const cmd = [process.execPath, BIN, ...args].map(shellQuote).join(' ') + (opts.stdoutTo ? ` > ${shellQuote(opts.stdoutTo)}` : '');
   const fullEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', NO_COLOR: '1', COLUMNS: '100', ...env };
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: fullEnv as Record<string, string>, stdio: ['pipe', 'pipe', 'pipe'] });

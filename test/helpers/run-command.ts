@@ -148,6 +148,8 @@ export interface RunOptions {
   stdin?: string;
   /** Whether stdin, stdout and stderr look like terminals (default: none does, as under CI). */
   tty?: boolean;
+  /** Whether stdout looks like a terminal, when it differs from `tty` (`> file` on a terminal: `tty: true, stdoutTty: false`). */
+  stdoutTty?: boolean;
   /** The prompts the command may ask, in order; any other prompt fails the test. */
   prompts?: ExpectedPrompt[] | MockPrompter;
   /** The config dir (default: a fresh one per call, removed after). */
@@ -187,7 +189,7 @@ export async function runCommand(argv: string[], o: RunOptions = {}): Promise<Co
     const exitCode = await main(argv, {
       env: env as NodeJS.ProcessEnv,
       io: (s) => {
-        memory = createMemoryIO({ ...s, stdinTTY: o.tty, stdoutTTY: o.tty, stderrTTY: o.tty, terminalColumns: o.columns ?? (o.tty ? 100 : undefined) });
+        memory = createMemoryIO({ ...s, stdinTTY: o.tty, stdoutTTY: o.stdoutTty ?? o.tty, stderrTTY: o.tty, terminalColumns: o.columns ?? (o.tty ? 100 : undefined) });
         if (o.stdin !== undefined) memory.stdin.end(o.stdin);
         else if (!o.tty) memory.stdin.end();
         prompter.io = memory.io;

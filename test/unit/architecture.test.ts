@@ -77,6 +77,19 @@ describe('architecture', () => {
     expect(bad).toEqual([]);
   });
 
+  it('keeps each room to its own side: no back-arrows from io or the sandbox into the client, nor from events into handlers', () => {
+    // The pieces both sides use live in rooms of their own (src/redact.ts, src/post-json.ts, src/sandbox/note-content.ts).
+    const rules: Array<[from: string, to: string]> = [
+      ['src/io/', 'src/client/'],
+      ['src/io/', 'src/commands/'],
+      ['src/sandbox/', 'src/client/'],
+      ['src/sandbox/', 'src/commands/'],
+      ['src/sandbox/events/', 'src/sandbox/handlers/'],
+    ];
+    const bad = IMPORTS.filter((i) => rules.some(([from, to]) => rel(i.from).startsWith(from) && rel(i.to).startsWith(to))).map((i) => `${rel(i.from)} → ${rel(i.to)}`);
+    expect(bad).toEqual([]);
+  });
+
   it('writes process.stdout and changes process.env only in src/io and the entry points', () => {
     const ENTRIES = new Set(['src/cli.ts']);
     const writes = /process\.stdout\.write|process\.stdout\.(?:on|once)\(|(?:process\.env(?:\.\w+|\[[^\]]+\]))\s*(?:=(?!=)|\+=)|delete\s+process\.env|Object\.assign\(\s*process\.env/;

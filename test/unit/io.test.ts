@@ -105,15 +105,17 @@ async function shown(m: ReturnType<typeof createMemoryIO>, text: string): Promis
 }
 
 describe('prompting', () => {
-  const both = { stdinTTY: true, stdoutTTY: true };
+  const both = { stdinTTY: true, stderrTTY: true };
   it.each([
     ['terminal', {}, both, undefined, true],
     ['CI set', { CI: 'true' }, both, undefined, false],
     ['CI=1', { CI: '1' }, both, undefined, false],
     ['CI=false', { CI: 'false' }, both, undefined, true],
     ['CI=0', { CI: '0' }, both, undefined, true],
-    ['stdin piped', {}, { stdinTTY: false, stdoutTTY: true }, undefined, false],
-    ['stdout piped', {}, { stdinTTY: true, stdoutTTY: false }, undefined, false],
+    ['stdin piped', {}, { stdinTTY: false, stderrTTY: true }, undefined, false],
+    ['stderr redirected', {}, { stdinTTY: true, stderrTTY: false }, undefined, false],
+    // The question goes to stderr and the answer comes from stdin: `wm sync --prune > plan.tsv` may still ask.
+    ['stdout redirected', {}, { stdinTTY: true, stderrTTY: true, stdoutTTY: false }, undefined, true],
     ['--no-input', {}, both, true, false],
   ] as const)('%s', (_name, env, ttys, noInput, expected) => {
     expect(decideCanPrompt({ env, noInput, ...ttys })).toBe(expected);
@@ -121,7 +123,7 @@ describe('prompting', () => {
   });
 
   it('every prompt throws InputNeededError naming the flag when prompting is not allowed', async () => {
-    const p = createPrompter(createMemoryIO({ env: { CI: '1' }, stdinTTY: true, stdoutTTY: true }).io);
+    const p = createPrompter(createMemoryIO({ env: { CI: '1' }, stdinTTY: true, stdoutTTY: true, stderrTTY: true }).io);
     const calls: Array<[string, () => Promise<unknown>]> = [
       ['--title', () => p.input({ message: 'Title', flag: '--title' })],
       ['--with-key', () => p.password({ message: 'API key', flag: '--with-key' })],

@@ -32,6 +32,15 @@ describe('redact()', () => {
     expect(redact('Authorization: Bearer abc.def+/=')).toBe('Authorization: Bearer ****');
     expect(redact('{"authorization":"bearer xyz.123"}')).toBe('{"authorization":"bearer ****"}');
   });
+  it('leaves prose after "bearer" alone: a credential has a digit or a joiner inside, or is long', () => {
+    // The sandbox's own message for a key sent without its secret (src/sandbox/auth.ts).
+    const msg = 'only a key id was sent: the bearer value is the whole key {id}.{secret}, dot included';
+    expect(redact(msg, KEY)).toBe(msg);
+    expect(redact('the bearer value.')).toBe('the bearer value.');
+    expect(redact('Bearer key_live_4f2a')).toBe('Bearer ****');
+    expect(redact('Bearer abcdefghijklmnopqrstuvwxyzABCD')).toBe('Bearer ****');
+    expect(redact('Bearer a-b c')).toBe('Bearer **** c');
+  });
   it('leaves WWW-Authenticate parameters readable', () => {
     const h = 'Bearer error="insufficient_scope", scope="note:read"';
     expect(redact(h, KEY)).toBe(h);

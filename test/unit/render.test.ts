@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { createMemoryIO } from '../../src/io/memory.js';
-import { createListWriter, formatRelativeTime, parseOutputFormat, renderList, renderObject, renderValue, type Column } from '../../src/io/render.js';
+import { createListWriter, decideOutput, formatRelativeTime, parseOutputFormat, renderList, renderObject, renderValue, type Column } from '../../src/io/render.js';
 import { displayWidth } from '../../src/io/text.js';
 
 const ROWS = [
@@ -337,5 +337,30 @@ describe('helpers', () => {
   it('parseOutputFormat lists the valid values', () => {
     expect(parseOutputFormat('ndjson')).toBe('ndjson');
     expect(() => parseOutputFormat('yaml')).toThrow(/table, json, ndjson, csv, tsv/);
+  });
+});
+
+describe('the output decision (decideOutput): taken once, read by renderers and commands', () => {
+  const tty = { isStdoutTTY: true };
+  const pipe = { isStdoutTTY: false };
+  it.each([
+    ['nothing asked, terminal', tty, {}, { format: 'table', chosen: false, json: false, human: true }],
+    ['nothing asked, piped', pipe, {}, { format: 'tsv', chosen: false, json: false, human: true }],
+    ['-o table in a pipe', pipe, { format: 'table' }, { format: 'table', chosen: true, json: false, human: true }],
+    ['-o json', tty, { format: 'json' }, { format: 'json', chosen: true, json: true, human: false }],
+    ['-o ndjson', pipe, { format: 'ndjson' }, { format: 'ndjson', chosen: true, json: true, human: false }],
+    ['-o csv', tty, { format: 'csv' }, { format: 'csv', chosen: true, json: false, human: false }],
+    ['-o tsv on a terminal', tty, { format: 'tsv' }, { format: 'tsv', chosen: true, json: false, human: false }],
+    ['--query alone', tty, { query: '[].guid' }, { format: 'table', chosen: false, json: true, human: false }],
+    ['--fields alone', tty, { fields: ['guid'] }, { format: 'table', chosen: false, json: false, human: false }],
+  ] as const)('%s', (_name, io, opts, expected) => {
+    expect(decideOutput(io, { ...opts, fields: 'fields' in opts ? [...opts.fields] : undefined })).toMatchObject(expected);
+  });
+
+  it('a decision passed again stays as it was taken (renderers do not decide a second time)', () => {
+    const decided = decideOutput(tty, {});
+    expect(decideOutput(pipe, decided)).toBe(decided);
+    // A command's override of the format is kept.
+    expect(decideOutput(pipe, { ...decided, format: 'json' }).format).toBe('json');
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/client/client.js';
 import { ApiError, NetworkError } from '../../src/client/errors.js';
 import type { EndpointId } from '../../src/contract/endpoints.js';
+import { createMemoryIO } from '../../src/io/memory.js';
 import { pool } from '../../src/pool.js';
 import { completeUpload, isTransient, nextPollDelay, POLL } from '../../src/commands/voice/job.js';
 import { jobId, translationLocales } from '../../src/commands/args.js';
@@ -143,7 +144,7 @@ describe('output', () => {
 
   it('writes the result files, leaving no temporary files', async () => {
     const out = join(dir, 'out', 'nested');
-    const names = await writeResults(out, results);
+    const names = await writeResults(out, results, createMemoryIO().io);
     expect(names[names.length - 1]).toBe(COMPLETE_MARKER);
     expect(readdirSync(out).sort()).toEqual(['summary.md', 'transcript.json', 'transcript.srt', 'transcript.txt', 'translation-de_DE.txt']);
     expect(readFileSync(join(out, 'transcript.txt'), 'utf8')).toBe('Hello there.\n\nGeneral Kenobi.\n');

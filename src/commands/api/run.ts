@@ -136,7 +136,7 @@ export async function api(ctx: Context, a: string, b: string | undefined, flags:
   const client = await ctx.client();
   const key = (await ctx.credentials()).apiKey;
   const { renderValue, createListWriter } = await import('../../io/render.js');
-  const output = ctx.output.format ? ctx.output : { ...ctx.output, format: 'json' as const };
+  const output = ctx.output.chosen ? ctx.output : { ...ctx.output, format: 'json' as const };
 
   const printHead = (status: number, h: Record<string, string>) => {
     const lines = [`HTTP ${status}`, ...Object.entries(h).map(([k, v]) => `${k}: ${v}`)];

@@ -8,7 +8,6 @@ import { DEFAULT_BASE_URL, DEFAULT_SANDBOX_URL } from '../../config/defaults.js'
 import { checkProfileName } from '../../config/store.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { Column } from '../../io/render.js';
-import { redactValue } from '../../io/values.js';
 import { printList, printObject } from '../list.js';
 import { notLoggedInError } from '../../context.js';
 import { keyIdentity } from '../resolve.js';
@@ -19,18 +18,18 @@ import type * as cmd from './index.js';
 type AuthMe = ResponseOf<'auth.me'>;
 
 /**
- * auth/me's answer, checked against the contract (a proxy's login page answering 200 is not a login), with the key
- * masked wherever the server echoed it back.
+ * auth/me's answer, checked against the contract (a proxy's login page answering 200 is not a login). A key the
+ * server echoes in it is masked where all output passes (IOStreams.mask), like every command's.
  */
-async function readMe(data: unknown, apiKey: string): Promise<AuthMe> {
+async function readMe(data: unknown): Promise<AuthMe> {
   const { assertAnswer } = await import('../../contract/answers.js');
   assertAnswer(endpoint('auth.me'), data);
-  return redactValue(data as AuthMe, apiKey);
+  return data as AuthMe;
 }
 
 async function whoAmI(ctx: Context, baseUrl: string, apiKey: string): Promise<AuthMe> {
   const client = await ctx.clientFor({ baseUrl, apiKey });
-  return readMe((await client.call('auth.me')).data, apiKey);
+  return readMe((await client.call('auth.me')).data);
 }
 
 /** The profile a command acts on: --profile, else NOTEVOX_PROFILE, else the current one (empty values count as unset). */
@@ -161,7 +160,7 @@ export async function login(ctx: Context, flags: Flags<typeof cmd.login>): Promi
   };
   if (me.keyType === 'LEGACY_PERSONAL') ctx.io.warn(LEGACY_WARNING);
   if (present(ctx.env.NOTEVOX_API_KEY)) ctx.io.warn('NOTEVOX_API_KEY is set in this environment and overrides the stored key.');
-  if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') {
+  if (ctx.output.json) {
     await printObject(ctx, summary);
     return;
   }
@@ -197,7 +196,7 @@ export async function status(ctx: Context): Promise<void> {
       throw e;
     })
   ).data;
-  const me = await readMe(answer, creds.apiKey);
+  const me = await readMe(answer);
   if (me.keyType === 'LEGACY_PERSONAL') ctx.io.warn(LEGACY_WARNING);
   const out = {
     profile: creds.profile,
@@ -206,9 +205,9 @@ export async function status(ctx: Context): Promise<void> {
     keySource: source,
     key: maskKey(creds.apiKey),
     ...keyFacts(me),
-    workspaceName: me.workspaceGuid ? redactValue(await boundWorkspaceName(client), creds.apiKey) : null,
+    workspaceName: me.workspaceGuid ? await boundWorkspaceName(client) : null,
   };
-  const columns: Column[] = [
+  const columns: Column<typeof out>[] = [
     { key: 'profile', header: 'Profile', get: (o) => o.profile + how },
     { key: 'baseUrl', header: 'Base URL', get: (o) => (o.baseUrlSource === 'profile' ? o.baseUrl : `${o.baseUrl} (${SOURCE_NAMES[o.baseUrlSource as keyof typeof SOURCE_NAMES]})`) },
     { key: 'keySource', header: 'Key from' },

@@ -59,7 +59,7 @@ const splitMembers = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 /** What a change did, for people (`✓ …` with colour): only in the table format (JSON users read the data). */
 function say(ctx: Context, line: string): void {
-  if (!ctx.output.format || ctx.output.format === 'table') ctx.io.success(line);
+  if (ctx.output.human) ctx.io.success(line);
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -144,8 +144,7 @@ export function renderTree(folders: Folder[]): string {
 
 export async function list(ctx: Context, flags: Flags<typeof cmd.list>): Promise<void> {
   const folders = await listFolders(ctx, flags.workspace);
-  const table = !ctx.output.format || ctx.output.format === 'table';
-  if (flags.tree && table) {
+  if (flags.tree && ctx.output.human) {
     if (folders.length === 0) ctx.io.info('No folders.');
     else ctx.io.out(renderTree(folders));
     return;
@@ -298,7 +297,7 @@ export async function remove(ctx: Context, id: string, flags: Flags<typeof cmd.r
   }
   const client = await ctx.client();
   await client.call('folders.delete', { path: { folderId: folder.id } });
-  if (!ctx.output.format || ctx.output.format === 'table') {
+  if (ctx.output.human) {
     ctx.io.success(`Deleted ${name} and ${plural(subFolders, 'sub-folder')}; ${notesText} ${notes === 1 ? 'is' : 'are'} now folder-less.`);
     return;
   }

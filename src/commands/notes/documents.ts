@@ -8,7 +8,7 @@ import { printList, printObject } from '../list.js';
 import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
 import type * as cmd from './index.js';
-import { checkOut, emitText, textMode } from './output.js';
+import { checkOut, emitText } from './output.js';
 
 /** notes documents list, get and generate. */
 
@@ -40,7 +40,7 @@ export async function get(ctx: Context, guid: string, documentId: number, flags:
   const res = await client.call('notes.documents.get', { path: { noteGuid: guid, documentId }, query: { format: flags.format } });
   const what = `document ${res.data.id} (${flags.format})`;
   if (flags.out !== undefined) return emitText(ctx, documentFile(res.data, flags.format), flags.out, what);
-  if (textMode(ctx)) return emitText(ctx, documentText(res.data, flags.format), undefined, what);
+  if (ctx.output.human) return emitText(ctx, documentText(res.data, flags.format), undefined, what);
   await printObject(ctx, res.data);
 }
 
@@ -87,5 +87,5 @@ export async function generate(ctx: Context, guid: string, flags: Flags<typeof c
     const doc = format === 'html' ? (await client.call('notes.documents.get', { path: { noteGuid: guid, documentId: res.data.documentId }, query: { format } })).data : d;
     await emitText(ctx, documentFile(doc, format), flags.out, `document ${res.data.documentId} (${format})`);
   }
-  await printObject(ctx, textMode(ctx) ? d : res.data, DOCUMENT_COLUMNS);
+  await printObject(ctx, ctx.output.human ? d : res.data, DOCUMENT_COLUMNS);
 }

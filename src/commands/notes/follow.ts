@@ -37,10 +37,9 @@ function offset(from: string, start: string | null): string {
 export async function followParagraphs(ctx: Context, guid: string, flags: Flags<typeof cmd.paragraphs>): Promise<void> {
   const client = await ctx.client();
   const path = { noteGuid: guid };
-  const { resolveFormat, createListWriter } = await import('../../io/render.js');
-  const format = resolveFormat(ctx.io, ctx.output);
+  const { createListWriter } = await import('../../io/render.js');
   // A terminal gets a line per paragraph as it comes (a table would wait for the end); other formats stream as usual.
-  const writer = flags.plain || (format === 'table' && !ctx.output.query) ? undefined : createListWriter(ctx.io, PARAGRAPH_COLUMNS, ctx.output);
+  const writer = flags.plain || (ctx.output.format === 'table' && !ctx.output.query) ? undefined : createListWriter(ctx.io, PARAGRAPH_COLUMNS, ctx.output);
   const printed = new Set<number>();
   let cursor = flags.cursor;
   let backoff: number = FOLLOW_POLL.baseMs;

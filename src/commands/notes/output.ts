@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { writeFileAtomic } from '../../io/atomic-file.js';
+import { writeDataFile } from '../../io/data-file.js';
 import { cannotWrite } from '../../io/fs-errors.js';
 import type { Context } from '../types.js';
 
@@ -15,18 +15,12 @@ export async function checkOut(file: string | undefined): Promise<void> {
   if (!st?.isDirectory()) throw new UsageError(`--out "${file}": directory ${dir} does not exist`, 'Create the directory first or pick another path.');
 }
 
-/** Text output (a document, a summary) unless a data format or a filter was asked for. */
-export function textMode(ctx: Context): boolean {
-  const { format, fields, query } = ctx.output;
-  return (format === undefined || format === 'table') && !fields?.length && !query;
-}
-
 /** Send text to --out (atomically, saying so on stderr) or to stdout. */
 export async function emitText(ctx: Context, text: string, out: string | undefined, what: string): Promise<void> {
   const body = text.endsWith('\n') ? text : text + '\n';
   if (out === undefined) return ctx.io.out(body);
   try {
-    writeFileAtomic(out, body);
+    writeDataFile(ctx.io, out, body);
   } catch (e) {
     throw cannotWrite(out, e);
   }

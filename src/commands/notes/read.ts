@@ -1,4 +1,4 @@
-import type { ItemOf, Tolerant } from '../../contract/api.js';
+import type { ItemOf, ResponseOf, Tolerant } from '../../contract/api.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
 import type { Column } from '../../io/render.js';
@@ -7,11 +7,10 @@ import type { Flags } from '../registry.js';
 import { resolveWorkspace } from '../resolve.js';
 import type { Context } from '../types.js';
 import type * as cmd from './index.js';
-import { textMode } from './output.js';
 
 /** notes list, get, rename, search, paragraphs and folders. */
 
-export const NOTE_COLUMNS: Column[] = [
+export const NOTE_COLUMNS: Column<ItemOf<'notes.list'>>[] = [
   { key: 'guid', header: 'GUID' },
   { key: 'title', header: 'TITLE', maxWidth: 60 },
   { key: 'sourceType', header: 'SOURCE' },
@@ -19,13 +18,13 @@ export const NOTE_COLUMNS: Column[] = [
   { key: 'createdAt', header: 'CREATED', kind: 'time' },
 ];
 
-const NOTE_DETAIL: Column[] = [
+const NOTE_DETAIL: Column<ResponseOf<'notes.get'>>[] = [
   ...NOTE_COLUMNS,
   { key: 'updatedAt', header: 'UPDATED', kind: 'time' },
   { key: 'workspaceGuid', header: 'WORKSPACE' },
   { key: 'transcribeLocale', header: 'LOCALE' },
-  { key: 'participants', header: 'PARTICIPANTS', get: (n) => (n.participants ?? []).map((p: any) => p.name).join(', ') },
-  { key: 'collaborators', header: 'COLLABORATORS', get: (n) => (n.collaborators ?? []).map((c: any) => `${c.name} (${c.role})`).join(', ') },
+  { key: 'participants', header: 'PARTICIPANTS', get: (n) => (n.participants ?? []).map((p) => p.name).join(', ') },
+  { key: 'collaborators', header: 'COLLABORATORS', get: (n) => (n.collaborators ?? []).map((c) => `${c.name} (${c.role})`).join(', ') },
   { key: 'webUrl', header: 'URL' },
 ];
 
@@ -54,21 +53,21 @@ export function paragraphText(p: Paragraph): string {
 }
 
 const time = (iso: string) => new Date(iso).toISOString().slice(11, 19);
-export const PARAGRAPH_COLUMNS: Column[] = [
+export const PARAGRAPH_COLUMNS: Column<Paragraph>[] = [
   { key: 'id', header: 'ID', kind: 'number' },
   { key: 'timeFrom', header: 'FROM (UTC)', get: (p) => time(p.timeFrom) },
   { key: 'timeTo', header: 'TO', get: (p) => time(p.timeTo) },
-  { key: 'speaker', header: 'SPEAKER', get: (p) => paragraphSpeakers(p as Paragraph).join(', ') },
-  { key: 'transcript.content', header: 'TEXT', maxWidth: 80, get: (p) => paragraphText(p as Paragraph) },
+  { key: 'speaker', header: 'SPEAKER', get: (p) => paragraphSpeakers(p).join(', ') },
+  { key: 'transcript.content', header: 'TEXT', maxWidth: 80, get: (p) => paragraphText(p) },
 ];
-const FOLDER_COLUMNS: Column[] = [
+const FOLDER_COLUMNS: Column<ResponseOf<'notes.folders'>['content'][number]>[] = [
   { key: 'id', header: 'ID' },
   { key: 'title', header: 'TITLE', maxWidth: 50 },
   { key: 'sharingType', header: 'SHARING' },
   { key: 'parentId', header: 'PARENT', get: (f) => f.parentId ?? '-' },
   { key: 'workspaceGuid', header: 'WORKSPACE' },
 ];
-const SEARCH_COLUMNS: Column[] = [
+const SEARCH_COLUMNS: Column<ResponseOf<'notes.search'>['notes'][number]>[] = [
   { key: 'guid', header: 'GUID' },
   { key: 'title', header: 'TITLE', maxWidth: 40 },
   { key: 'createdAt', header: 'CREATED', kind: 'time' },
@@ -94,7 +93,7 @@ export async function get(ctx: Context, guid: string): Promise<void> {
 export async function rename(ctx: Context, guid: string, title: string): Promise<void> {
   const client = await ctx.client();
   const res = await client.call('notes.update', { path: { noteGuid: guid }, query: { updateMask: 'title' }, body: { title } });
-  if (!ctx.output.format || ctx.output.format === 'table') ctx.io.success(`Renamed ${guid} to "${res.data.title}".`);
+  if (ctx.output.human) ctx.io.success(`Renamed ${guid} to "${res.data.title}".`);
   await printObject(ctx, res.data, NOTE_DETAIL);
 }
 
@@ -113,8 +112,7 @@ export async function search(ctx: Context, keyword: string, flags: Flags<typeof 
   }
   const data = res.data;
   if (data.degraded) ctx.io.warn(`the search answered degraded: ${data.degradedReason ?? 'no reason given'}. Results may be incomplete.`);
-  const { format, query } = ctx.output;
-  if (format === 'json' || format === 'ndjson' || query) return printObject(ctx, data);
+  if (ctx.output.json) return printObject(ctx, data);
   await printList(ctx, data.notes, SEARCH_COLUMNS);
 }
 
@@ -137,6 +135,6 @@ export async function paragraphs(ctx: Context, guid: string, flags: Flags<typeof
 export async function folders(ctx: Context, guid: string): Promise<void> {
   const client = await ctx.client();
   const res = await client.call('notes.folders', { path: { noteGuid: guid } });
-  if (res.data.content.length === 0 && textMode(ctx)) ctx.io.info(`Note ${guid} is in no folder you can see.`);
+  if (res.data.content.length === 0 && ctx.output.human) ctx.io.info(`Note ${guid} is in no folder you can see.`);
   else await printList(ctx, res.data.content, FOLDER_COLUMNS);
 }

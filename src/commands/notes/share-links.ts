@@ -56,6 +56,6 @@ export async function create(ctx: Context, guid: string, flags: Flags<typeof cmd
 export async function remove(ctx: Context, guid: string): Promise<void> {
   const client = await ctx.client();
   await client.call('notes.shareLink.delete', { path: { noteGuid: guid } });
-  if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') return printObject(ctx, { noteGuid: guid, deleted: true });
+  if (ctx.output.json) return printObject(ctx, { noteGuid: guid, deleted: true });
   ctx.io.success(`Deleted the share link of ${guid}; the old URL no longer works.`);
 }

@@ -6,14 +6,14 @@ import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
 import { SUMMARY_FORMATS } from './formats.js';
 import type { summariesGet } from './index.js';
-import { checkOut, emitText, textMode } from './output.js';
+import { checkOut, emitText } from './output.js';
 
 /** notes summaries list and get (and the newest summary, which export uses). */
 
 export type Summary = ResponseOf<'notes.summaries.get'>;
 type SummaryFormat = (typeof SUMMARY_FORMATS)[keyof typeof SUMMARY_FORMATS];
 
-const SUMMARY_COLUMNS: Column[] = [
+const SUMMARY_COLUMNS: Column<ResponseOf<'notes.summaries.list'>['content'][number]>[] = [
   { key: 'id', header: 'ID', kind: 'number' },
   { key: 'template.title', header: 'TEMPLATE', get: (s) => s.template?.title ?? '-' },
   { key: 'locale', header: 'LOCALE' },
@@ -63,6 +63,6 @@ export async function get(ctx: Context, guid: string, summaryId: number | undefi
     const client = await ctx.client();
     summary = (await client.call('notes.summaries.get', { path: { noteGuid: guid, summaryId }, query: { format } })).data;
   }
-  if (flags.out !== undefined || textMode(ctx)) return emitText(ctx, summary.content.content, flags.out, `summary ${summary.id}`);
+  if (flags.out !== undefined || ctx.output.human) return emitText(ctx, summary.content.content, flags.out, `summary ${summary.id}`);
   await printObject(ctx, summary);
 }

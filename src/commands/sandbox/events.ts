@@ -48,7 +48,7 @@ async function controlClient(ctx: Context, flags: TokenFlags): Promise<{ client:
   return { client, call };
 }
 
-const textMode = (ctx: Context) => !ctx.output.query && ctx.output.format !== 'json' && ctx.output.format !== 'ndjson';
+const textMode = (ctx: Context) => !ctx.output.json;
 
 function deliverySummary(d: Delivery): string {
   const n = d.attempts.length;
@@ -57,13 +57,13 @@ function deliverySummary(d: Delivery): string {
   return `${d.endpointId} ${d.status} (${tries})`;
 }
 
-const EVENT_COLUMNS: Column[] = [
+const EVENT_COLUMNS: Column<LoggedEvent>[] = [
   { key: 'createdAt', header: 'TIME', kind: 'time' },
   // Copied into --since: never cut, whatever the terminal's width.
   { key: 'id', header: 'ID', whole: true },
   { key: 'type', header: 'TYPE' },
-  { key: 'resource', header: 'RESOURCE', get: (e: LoggedEvent) => `${e.resourceType} ${e.resourceId}` },
-  { key: 'deliveries', header: 'DELIVERIES', get: (e: LoggedEvent) => e.deliveries.map(deliverySummary).join('; ') || '-' },
+  { key: 'resource', header: 'RESOURCE', get: (e) => `${e.resourceType} ${e.resourceId}` },
+  { key: 'deliveries', header: 'DELIVERIES', get: (e) => e.deliveries.map(deliverySummary).join('; ') || '-' },
 ];
 
 // ---------------------------------------------------------------- trigger

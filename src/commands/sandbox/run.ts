@@ -71,8 +71,10 @@ export async function start(ctx: Context, flags: Flags<typeof cmd.start>): Promi
   if (!isLoopbackHost(sandbox.host)) ctx.io.warn(exposedWarning(sandbox.host, sandbox.port, sandbox.baseUrl, isWildcardHost(sandbox.host)));
   // A generated webhook secret is shown this once; one from a file, the environment or the state file never.
   const webhooks = sandbox.webhooks.map((w) => ({ id: w.id, url: w.url, ...(w.generatedSecret !== undefined ? { secret: w.generatedSecret } : {}) }));
-  if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') {
-    ctx.io.out(JSON.stringify({ baseUrl: sandbox.baseUrl, ...(sandbox.listenUrl !== sandbox.baseUrl ? { listening: sandbox.listenUrl } : {}), keys, webhooks }) + '\n');
+  if (ctx.output.json) {
+    // One line (a script reads it while the sandbox runs), with --fields and --query applied.
+    const { renderValue } = await import('../../io/render.js');
+    renderValue(ctx.io, { baseUrl: sandbox.baseUrl, ...(sandbox.listenUrl !== sandbox.baseUrl ? { listening: sandbox.listenUrl } : {}), keys, webhooks }, { ...ctx.output, format: 'ndjson' });
   } else {
     ctx.io.out(`notevox sandbox listening on ${sandbox.listenUrl}${sandbox.listenUrl !== sandbox.baseUrl ? ` (base URL ${sandbox.baseUrl})` : ''}\n`);
     if (sandbox.reloaded) ctx.io.out(`State loaded from ${flags.state}; no seed applied.\n`);

@@ -1,13 +1,16 @@
 import { ApiError } from '../../client/errors.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
+import type { ResponseOf } from '../../contract/api.js';
 import type { Column } from '../../io/render.js';
+
+type Template = ResponseOf<'templates.get'>;
 import { printList, printObject } from '../list.js';
 import { resolveWorkspace } from '../resolve.js';
 import type { Context } from '../types.js';
 import type { Flags } from '../registry.js';
 import type * as cmd from './index.js';
 
-const TEMPLATE_COLUMNS: Column[] = [
+const TEMPLATE_COLUMNS: Column<Template>[] = [
   { key: 'id', header: 'ID', kind: 'number' },
   { key: 'title', header: 'TITLE', maxWidth: 40 },
   { key: 'ownerType', header: 'OWNER' },
@@ -15,12 +18,12 @@ const TEMPLATE_COLUMNS: Column[] = [
   { key: 'createdAt', header: 'CREATED', kind: 'time' },
 ];
 
-const TEMPLATE_DETAIL: Column[] = [
+const TEMPLATE_DETAIL: Column<Template>[] = [
   { key: 'id', header: 'ID' },
   { key: 'title', header: 'Title' },
   { key: 'description', header: 'Description' },
   { key: 'ownerType', header: 'Owner' },
-  { key: 'sections', header: 'Sections', get: (t) => (t.sections ?? []).map((s: { title: string }) => s.title).join(', ') },
+  { key: 'sections', header: 'Sections', get: (t) => (t.sections ?? []).map((s) => s.title).join(', ') },
   { key: 'createdAt', header: 'Created', kind: 'time' },
 ];
 

@@ -234,7 +234,7 @@ async function processItem(ctx: Context, client: ApiClient, item: Item, req: Job
     if (done.status === 'FAILED') {
       Object.assign(item, { outcome: 'FAILED', note: done.errorMessage ?? 'no reason given', exitCode: EXIT.JOB_FAILED });
     } else {
-      await writeResults(item.outDir, await fetchResults(client, done, { summary: true }));
+      await writeResults(item.outDir, await fetchResults(client, done, { summary: true }), ctx.io);
       removeRecord(item);
       item.outcome = 'COMPLETED';
     }

@@ -43,7 +43,7 @@ export function outputMode(ctx: Context, format: string | undefined): OutputMode
     if (!(OUTPUT_MODES as readonly string[]).includes(format)) throw new UsageError(`--format "${format}" is not one of ${OUTPUT_MODES.join(', ')}`);
     return format as OutputMode;
   }
-  return ctx.output.format === 'json' || ctx.output.format === 'ndjson' ? 'json' : 'text';
+  return ctx.output.json ? 'json' : 'text';
 }
 
 /** A path as one shell word (for commands printed to copy and paste). */

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import type { ResponseOf } from '../../contract/api.js';
 import type { ApiClient } from '../../client/client.js';
-import { writeFileAtomic } from '../../io/atomic-file.js';
+import { writeDataFile } from '../../io/data-file.js';
 import { cannotWrite, makeDirectory } from '../../io/fs-errors.js';
+import type { IOStreams } from '../../io/iostreams.js';
 import { renderObject } from '../../io/render.js';
 import { isRecord } from '../../io/values.js';
 import type { Context } from '../types.js';
@@ -127,7 +128,7 @@ export const COMPLETE_MARKER = 'transcript.json';
  * transcript.txt/.srt/.json, translation-<locale>.txt and summary.md in `dir`; transcript.json last, so that a
  * directory with it is complete (batch runs skip such files). Returns the names written.
  */
-export async function writeResults(dir: string, r: Results): Promise<string[]> {
+export async function writeResults(dir: string, r: Results, io: IOStreams): Promise<string[]> {
   try {
     makeDirectory(dir, 0o777);
   } catch (e) {
@@ -142,7 +143,7 @@ export async function writeResults(dir: string, r: Results): Promise<string[]> {
   ];
   for (const [name, text] of files) {
     try {
-      writeFileAtomic(join(dir, name), text);
+      writeDataFile(io, join(dir, name), text);
     } catch (e) {
       throw cannotWrite(join(dir, name), e);
     }

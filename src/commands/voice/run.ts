@@ -29,7 +29,6 @@ export const JOB_COLUMNS: Column[] = [
 /** The flags that shape a finished job's output (upload and wait). */
 export type ResultFlags = Flags<typeof cmd.wait>;
 
-const jsonWanted = (ctx: Context) => ctx.output.format === 'json' || ctx.output.format === 'ndjson';
 
 /** The flags that shape the output, repeated in the resume command. */
 function resumeFlags(flags: ResultFlags): string {
@@ -52,7 +51,7 @@ async function finish(ctx: Context, client: ApiClient, o: { id: string; status: 
   }
   const results = await fetchResults(client, job, { summary: Boolean(flags.summary || flags.out) });
   if (flags.out) {
-    const names = await writeResults(flags.out, results);
+    const names = await writeResults(flags.out, results, ctx.io);
     ctx.io.success(`Wrote ${names.join(', ')} to ${flags.out}`);
   }
   printResults(ctx, { ...results, summary: flags.summary ? results.summary : undefined }, mode);
@@ -107,14 +106,14 @@ export async function translations(ctx: Context, jobId: string): Promise<void> {
 export async function translation(ctx: Context, jobId: string, locale: string): Promise<void> {
   const client = await ctx.client();
   const res = await client.call('voice.translation', { path: { jobId, locale } });
-  if (jsonWanted(ctx)) return printObject(ctx, res.data);
+  if (ctx.output.json) return printObject(ctx, res.data);
   ctx.io.out(res.data.text.endsWith('\n') ? res.data.text : res.data.text + '\n');
 }
 
 export async function summary(ctx: Context, jobId: string, flags: Flags<typeof cmd.summary>): Promise<void> {
   const client = await ctx.client();
   const res = flags.locale !== undefined ? await client.call('voice.translationSummary', { path: { jobId, locale: flags.locale } }) : await client.call('voice.summary', { path: { jobId } });
-  if (jsonWanted(ctx)) return printObject(ctx, res.data);
+  if (ctx.output.json) return printObject(ctx, res.data);
   const content = res.data.summary.content;
   ctx.io.out(content.endsWith('\n') ? content : content + '\n');
 }
@@ -122,6 +121,6 @@ export async function summary(ctx: Context, jobId: string, flags: Flags<typeof c
 export async function remove(ctx: Context, jobId: string): Promise<void> {
   const client = await ctx.client();
   await deleteJob(client, jobId);
-  if (jsonWanted(ctx)) return printObject(ctx, { id: jobId, deleted: true });
+  if (ctx.output.json) return printObject(ctx, { id: jobId, deleted: true });
   ctx.io.success(`Deleted voice job ${jobId}.`);
 }

@@ -6,7 +6,7 @@ import { EXIT, UsageError } from '../../errors.js';
 import { readSecret } from '../secret-file.js';
 import type { Flags } from '../registry.js';
 import type { Context } from '../types.js';
-import type { PostOutcome } from '../../client/post-json.js';
+import type { PostOutcome } from '../../post-json.js';
 import type * as cmd from './index.js';
 
 /**
@@ -77,12 +77,12 @@ export async function listen(ctx: Context, flags: Flags<typeof cmd.listen>): Pro
   const forwardTo = flags.forwardTo !== undefined ? checkedUrl('--forward-to', flags.forwardTo) : undefined;
   const only = flags.events;
   const format = ctx.output.format;
-  if (format === 'csv' || format === 'tsv') throw new UsageError(`webhooks listen prints a line per event or NDJSON, not ${format}`, 'Use -o table or -o ndjson.');
+  if (ctx.output.chosen && (format === 'csv' || format === 'tsv')) throw new UsageError(`webhooks listen prints a line per event or NDJSON, not ${format}`, 'Use -o table or -o ndjson.');
   if (ctx.output.query !== undefined) throw new UsageError('webhooks listen streams events and takes no --query', 'Pipe its NDJSON into jq instead: notevox webhooks listen -o ndjson | jq …');
   const secret = await readSecret({ file: flags.secretFile, flag: '--secret-file', env: ctx.env, envName: 'NOTEVOX_WEBHOOK_SECRET', what: 'webhook secret' });
   if (secret === undefined)
     throw new UsageError('no webhook secret to check deliveries against', 'Pass --secret-file FILE or set NOTEVOX_WEBHOOK_SECRET to the secret of the endpoint (for the sandbox: its --webhook secret).');
-  const lines = format === 'table' || (format === undefined && ctx.io.isStdoutTTY);
+  const lines = format === 'table';
 
   /** Ids the app (or, without --forward-to, this receiver) accepted: a later delivery of one is a duplicate. */
   const seen = new Map<string, true>();
@@ -131,7 +131,7 @@ export async function listen(ctx: Context, flags: Flags<typeof cmd.listen>): Pro
     }
     const attempt = req.headers[WEBHOOK_DELIVERY.attemptHeader.toLowerCase()];
     // Loaded before the checks below, so that from the duplicate check to marking the id in flight nothing awaits.
-    const post = forwardTo === undefined ? undefined : (await import('../../client/post-json.js')).postJson;
+    const post = forwardTo === undefined ? undefined : (await import('../../post-json.js')).postJson;
     if (seen.has(e.id)) {
       ctx.io.info(`duplicate ${e.id} (${e.type}${attempt ? `, attempt ${String(attempt)}` : ''}) dropped`);
       return answer(res, 200, { received: true, duplicate: true });

@@ -1,6 +1,7 @@
 import { withBetterHint } from '../../client/errors.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { UsageError } from '../../errors.js';
+import type { ResponseOf } from '../../contract/api.js';
 import type { Column } from '../../io/render.js';
 import { printList, printObject, printPaged } from '../list.js';
 import { reachableWorkspaces, resolveWorkspace } from '../resolve.js';
@@ -17,13 +18,13 @@ const PAGE_COLUMNS: Column[] = [
   { key: 'mentionCount', header: 'MENTIONS', kind: 'number' },
 ];
 
-const PAGE_DETAIL: Column[] = [
+const PAGE_DETAIL: Column<ResponseOf<'wiki.page'>>[] = [
   { key: 'guid', header: 'GUID' },
   { key: 'canonicalName', header: 'Name' },
   { key: 'pageType', header: 'Type' },
   { key: 'description', header: 'Description' },
   { key: 'aliases', header: 'Aliases', kind: 'list' },
-  { key: 'links', header: 'Links', get: (p) => (p.links ?? []).map((l: { canonicalName: string; guid: string }) => `${l.canonicalName} (${l.guid})`).join(', ') },
+  { key: 'links', header: 'Links', get: (p) => (p.links ?? []).map((l) => `${l.canonicalName} (${l.guid})`).join(', ') },
   { key: 'mentionCount', header: 'Mentions', kind: 'number' },
   { key: 'createdAt', header: 'Created', kind: 'time' },
   { key: 'updatedAt', header: 'Updated', kind: 'time' },

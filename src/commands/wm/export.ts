@@ -1,9 +1,10 @@
-import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
 import type { ItemOf } from '../../contract/api.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
-import { openAtomicFile, type AtomicFile } from '../../io/atomic-file.js';
+import type { AtomicFile } from '../../io/atomic-file.js';
+import { openDataFile } from '../../io/data-file.js';
+import type { IOStreams } from '../../io/iostreams.js';
 import { cannotWrite } from '../../io/fs-errors.js';
 import type { Context } from '../types.js';
 import { resolveTarget, wmRequest } from './target.js';
@@ -27,19 +28,14 @@ interface Sink {
   abort(): Promise<void>;
 }
 
-/** Write, waiting for the stream to drain when its buffer is full (a write error rejects the wait). */
-async function writeTo(stream: NodeJS.WritableStream, text: string): Promise<void> {
-  if (!stream.write(text)) await once(stream, 'drain');
-}
-
 /**
  * A temporary file beside `path`, renamed to it when complete; opened at once, so that a bad path fails before any
  * request. The AtomicFile alone owns (and closes) the descriptor; a failed write (a full disk) is reported as itself.
  */
-function fileSink(path: string): Sink {
+function fileSink(io: IOStreams, path: string): Sink {
   let file: AtomicFile;
   try {
-    file = openAtomicFile(path);
+    file = openDataFile(io, path);
   } catch (e) {
     throw cannotWrite(`--out ${path}`, e);
   }
@@ -60,8 +56,9 @@ function fileSink(path: string): Sink {
   };
 }
 
-function stdoutSink(stream: NodeJS.WritableStream): Sink {
-  return { write: (text) => writeTo(stream, text), commit: async () => {}, abort: async () => {} };
+/** Stdout, waiting while its buffer is full (constant memory however long the export). */
+function stdoutSink(io: IOStreams): Sink {
+  return { write: (text) => io.outAsync(text), commit: async () => {}, abort: async () => {} };
 }
 
 /** The text of a page in `format`; `first` is whether it is the first page. */
@@ -72,11 +69,11 @@ function render(format: ExportFormat, items: WordMemory[], first: boolean): stri
 }
 
 export async function exportScope(ctx: Context, flags: ExportFlags): Promise<void> {
-  const format = (ctx.output.format ?? 'csv') as ExportFormat;
+  const format = (ctx.output.chosen ? ctx.output.format : 'csv') as ExportFormat;
   if (!FORMATS.includes(format)) throw new UsageError(`wm export writes csv, json or ndjson, not ${format}`, 'Pass -o csv (the default), -o json or -o ndjson.');
   const target = await resolveTarget(ctx, flags);
   const client = await ctx.client();
-  const sink = flags.out ? fileSink(flags.out) : stdoutSink(ctx.io.stdout);
+  const sink = flags.out ? fileSink(ctx.io, flags.out) : stdoutSink(ctx.io);
   // Ctrl-C or SIGTERM: the partial --out file goes, the target is left as it was.
   const unregister = ctx.onInterrupt(() => sink.abort());
   let count = 0;

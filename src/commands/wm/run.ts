@@ -94,7 +94,7 @@ export async function remove(ctx: Context, ids: number[], flags: Flags<typeof cm
     deleted += res.data.deleted ?? 0;
     missing.push(...(res.data.notFound ?? []));
   }
-  if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') await printObject(ctx, { deleted, notFound: missing });
+  if (ctx.output.json) await printObject(ctx, { deleted, notFound: missing });
   else ctx.io.success(`Deleted ${deleted} word ${deleted === 1 ? 'memory' : 'memories'} from the ${target.label} scope.`);
   if (missing.length) throw new CliError(`not found in the ${target.label} scope: ${missing.join(', ')}`, { exitCode: EXIT.NOT_FOUND, hint: 'See `notevox wm list` for the ids.' });
   return 0;

@@ -137,8 +137,7 @@ async function applyChanges(ctx: Context, target: Target, changes: Change[], con
 
 /** On a terminal a table of the first changes only (a longer one helps nobody); piped (tsv, csv) every change. */
 async function printPlan(ctx: Context, changes: Change[]): Promise<void> {
-  const { resolveFormat } = await import('../../io/render.js');
-  const shown = resolveFormat(ctx.io, ctx.output) === 'table' ? changes.slice(0, TABLE_MAX) : changes;
+  const shown = ctx.output.format === 'table' ? changes.slice(0, TABLE_MAX) : changes;
   await printList(ctx, shown, CHANGE_COLUMNS);
   if (shown.length < changes.length) ctx.io.info(`… and ${changes.length - shown.length} more changes (-o json, -o tsv or a pipe shows them all).`);
 }
@@ -157,7 +156,7 @@ export async function sync(ctx: Context, file: string, flags: SyncFlags): Promis
     const { changes, unchanged, kept } = await planSync(ctx, target, validRows(src.path, flags, check), prune, rejectedEntries);
     const n = (a: Change['action']) => changes.filter((c) => c.action === a).length;
     const plan = { target: target.label, create: n('create'), update: n('update'), delete: n('delete'), unchanged, ...(prune ? { keptForRejectedRows: kept } : {}) };
-    const json = ctx.output.format === 'json' || ctx.output.format === 'ndjson';
+    const json = ctx.output.json;
     // JSON: one document at the end, the plan with what was applied (null when nothing was).
     const report = (applied: Record<string, number> | null) => printObject(ctx, { ...plan, changes, applied });
     if (!json && changes.length) await printPlan(ctx, changes);

@@ -16,7 +16,7 @@ type Workspace = ResponseOf<'workspaces.get'>;
 const minutesText = (q: Workspace['quota'] | undefined) => (q ? `${q.usedMinutes} / ${q.monthlyMinutes ?? 'unlimited'}` : '');
 const wikiText = (w: Workspace) => (w.isWikiEnabled ? 'active' : w.wikiPlan ? 'not activated' : 'no plan');
 
-export const WORKSPACE_COLUMNS: Column[] = [
+export const WORKSPACE_COLUMNS: Column<Workspace>[] = [
   { key: 'guid', header: 'GUID' },
   { key: 'name', header: 'NAME', maxWidth: 40 },
   { key: 'wiki', header: 'WIKI', get: wikiText },
@@ -24,7 +24,7 @@ export const WORKSPACE_COLUMNS: Column[] = [
   { key: 'quota', header: 'MINUTES USED', get: (w) => minutesText(w.quota) },
 ];
 
-const WORKSPACE_DETAIL: Column[] = [
+const WORKSPACE_DETAIL: Column<Workspace>[] = [
   { key: 'guid', header: 'GUID' },
   { key: 'name', header: 'Name' },
   { key: 'organizationId', header: 'Organization' },
@@ -36,8 +36,6 @@ const WORKSPACE_DETAIL: Column[] = [
   { key: 'createdAt', header: 'Created', kind: 'time' },
 ];
 
-/** Human messages on stderr, unless the output is JSON meant for a script. */
-const chatty = (ctx: Context) => !ctx.output.format || ctx.output.format === 'table';
 
 /** Every workspace of the organization (workspaces.list: org admin or organization key). */
 async function orgWorkspaces(ctx: Context): Promise<Workspace[]> {
@@ -89,7 +87,7 @@ export async function get(ctx: Context, workspace: string): Promise<void> {
 export async function create(ctx: Context, name: string): Promise<void> {
   const client = await ctx.client();
   const res = await managing(() => client.call('workspaces.create', { body: { name } }));
-  if (chatty(ctx)) ctx.io.success(`Created workspace "${res.data.name}" (${res.data.guid}).`);
+  if (ctx.output.human) ctx.io.success(`Created workspace "${res.data.name}" (${res.data.guid}).`);
   await printObject(ctx, res.data, WORKSPACE_DETAIL);
 }
 
@@ -97,7 +95,7 @@ export async function rename(ctx: Context, workspace: string, name: string): Pro
   const ws = await resolveOrgWorkspace(ctx, workspace);
   const client = await ctx.client();
   const res = await client.call('workspaces.rename', { path: { workspaceGuid: ws.guid }, body: { name } });
-  if (chatty(ctx)) ctx.io.success(`Renamed workspace ${ws.guid} from "${ws.name}" to "${res.data.name}".`);
+  if (ctx.output.human) ctx.io.success(`Renamed workspace ${ws.guid} from "${ws.name}" to "${res.data.name}".`);
   await printObject(ctx, res.data, WORKSPACE_DETAIL);
 }
 
@@ -108,7 +106,7 @@ export async function quota(ctx: Context, workspace: string, flags: Flags<typeof
   const ws = await resolveOrgWorkspace(ctx, workspace);
   const client = await ctx.client();
   const res = await client.call('workspaces.quota', { path: { workspaceGuid: ws.guid }, body: { monthlyMinutes } });
-  if (chatty(ctx)) ctx.io.success(`Monthly quota of "${ws.name}" is now ${monthlyMinutes === null ? 'unlimited' : `${monthlyMinutes} minutes`}.`);
+  if (ctx.output.human) ctx.io.success(`Monthly quota of "${ws.name}" is now ${monthlyMinutes === null ? 'unlimited' : `${monthlyMinutes} minutes`}.`);
   await printObject(ctx, res.data, WORKSPACE_DETAIL);
 }
 
@@ -162,11 +160,11 @@ export async function remove(ctx: Context, workspace: string, flags: Flags<typeo
     if (!(e instanceof ApiError && e.status === 422)) throw e;
     throw notEmpty(ws, 'notes or folders', e);
   }
-  if (ctx.output.format === 'json' || ctx.output.format === 'ndjson') await printObject(ctx, { guid: ws.guid, name: ws.name, deleted: true });
+  if (ctx.output.json) await printObject(ctx, { guid: ws.guid, name: ws.name, deleted: true });
   else ctx.io.success(`Deleted workspace "${ws.name}" (${ws.guid}).`);
 }
 
-const ORG_COLUMNS: Column[] = [
+const ORG_COLUMNS: Column<ResponseOf<'organizations.me'> & { workspaceCount: number | null }>[] = [
   { key: 'id', header: 'ID' },
   { key: 'name', header: 'Name' },
   { key: 'createdAt', header: 'Created', kind: 'time' },

@@ -2,7 +2,7 @@ import { WEBHOOK_DELIVERY, WEBHOOK_MAX_ATTEMPTS } from '../../contract/events.js
 import type { Db } from '../db.js';
 import type { Clock } from '../types.js';
 import { displayUrl, webhookHostProblem } from './endpoints.js';
-import { formatDuration, postJson, type PostOutcome } from '../../client/post-json.js';
+import { formatDuration, postJson, type PostOutcome } from '../../post-json.js';
 
 /**
  * The delivery worker (decisions.md §6.2–§6.3): POSTs pending deliveries with the endpoint's secret as Bearer value,

@@ -1,7 +1,7 @@
 import { DOCUMENT_LOCALES } from '../../contract/limits.js';
 import type { NoteRow } from '../access.js';
 import { decodeRow, type Db } from '../db.js';
-import { firstSentence, SANDBOX_MARK } from '../handlers/notes-extra.js';
+import { firstSentence, SANDBOX_MARK } from '../note-content.js';
 import { newNoteGuid, newUuid } from '../ids.js';
 import { noteJson } from '../serialize.js';
 import type { Clock } from '../types.js';

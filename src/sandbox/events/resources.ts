@@ -1,7 +1,7 @@
 import { folderNoteResourceId, resourceTypeOf, type EventResourceType, type EventType } from '../../contract/events.js';
 import { getFolder, getNote, type NoteRow } from '../access.js';
 import type { Db } from '../db.js';
-import { documentListJson, documents, summaries, summaryJson } from '../handlers/notes-extra.js';
+import { documentListJson, documents, summaries, summaryJson } from '../note-content.js';
 import { ApiFailure } from '../http.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { noteJson } from '../serialize.js';

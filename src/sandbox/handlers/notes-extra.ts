@@ -6,10 +6,11 @@ import { folderVisible, getFolder, isUserKey, noteEditable, reachesWorkspace, ty
 import { decodeRow, type Db } from '../db.js';
 import { ApiFailure, badRequest, forbidden, keysetPage, notFound } from '../http.js';
 import { hashSecret, newSalt, randomAlnum } from '../ids.js';
-import { folderJson, markdownToHtml, markdownToPlain, noteJson, plainToHtml, WEB_APP_URL } from '../serialize.js';
+import { folderJson, markdownToHtml, noteJson, plainToHtml, WEB_APP_URL } from '../serialize.js';
 import type { HandlerContext, HandlerMap } from '../types.js';
 import { queryNotes } from './notes-core.js';
 import { getTemplate, templateUsable } from './templates.js';
+import { documentListJson, documents, firstSentence, SANDBOX_MARK, summaries, summaryJson, templateRef, type DocumentRow, type Section } from '../note-content.js';
 
 /**
  * Note sub-resources and deep search (decisions.md §3.1–§3.4, §5.2, §5.4, §5.5). The app has already
@@ -35,35 +36,8 @@ interface ParagraphRow {
 type StoredParagraph = Omit<ParagraphRow, 'locked' | 'diarized_segments' | 'summary'> & { locked: number; diarized_segments: string; summary: string | null };
 const decodeParagraph = (r: StoredParagraph): ParagraphRow => decodeRow('paragraphs', r);
 
-interface Section {
-  type: string;
-  content: string;
-  createdAt: string;
-}
 
-export interface DocumentRow {
-  id: number;
-  note_guid: string;
-  template_id: number;
-  template_title: string;
-  template_owner_type: string;
-  template_kind: string;
-  locale: string;
-  sections: Section[];
-  created_at: string;
-  updated_at: string;
-}
 
-export interface SummaryRow {
-  id: number;
-  note_guid: string;
-  template_id: number | null;
-  template_title: string | null;
-  locale: string;
-  content_markdown: string;
-  created_at: string;
-  updated_at: string;
-}
 
 interface ShareLinkRow {
   note_guid: string;
@@ -78,7 +52,6 @@ const SHARE_ID_LENGTH = 22;
 const SHARE_PASSWORD_LENGTH = 16;
 const SNIPPET_CONTEXT = 40;
 const SNIPPETS_PER_NOTE = 3;
-export const SANDBOX_MARK = '> Sandbox output: drafted by the notevox sandbox from the transcript, not by a language model.';
 
 /** The paragraphs of a note whose text the plan shows (locked ones are stored empty: nothing to search or draft from). */
 const paragraphs = (db: Db, guid: string) =>
@@ -99,16 +72,7 @@ function paragraphJson(r: ParagraphRow): Shape<'paragraph'> {
   };
 }
 
-const DOCUMENT_SELECT = `SELECT d.*, t.title AS template_title, t.owner_type AS template_owner_type, t.kind AS template_kind
-  FROM documents d JOIN templates t ON t.id = d.template_id`;
 
-export function documents(db: Db, noteGuid: string): DocumentRow[] {
-  return db.all<DocumentRow>(`${DOCUMENT_SELECT} WHERE d.note_guid = ? ORDER BY d.created_at DESC, d.id DESC`, [noteGuid]).map((r) => decodeRow('documents', r));
-}
-
-export function documentListJson(d: DocumentRow): Shape<'documentListItem'> {
-  return { id: d.id, noteGuid: d.note_guid, template: { id: d.template_id, title: d.template_title }, locale: d.locale, createdAt: d.created_at, updatedAt: d.updated_at };
-}
 
 
 /** A section in the asked format: json keeps the stored type; markdown and html convert (decisions.md §5.4). */
@@ -129,29 +93,8 @@ function shareLinkJson(r: ShareLinkRow): Shape<'shareLink'> {
 
 const getShareLink = (db: Db, guid: string) => db.get<ShareLinkRow>('SELECT * FROM share_links WHERE note_guid = ?', [guid]);
 
-export function summaries(db: Db, noteGuid: string, id?: number): SummaryRow[] {
-  const byId = id !== undefined ? ' AND s.id = ?' : '';
-  return db.all<SummaryRow>(
-    `SELECT s.*, t.title AS template_title FROM summaries s LEFT JOIN templates t ON t.id = s.template_id
-     WHERE s.note_guid = ?${byId} ORDER BY s.created_at DESC, s.id DESC`,
-    id !== undefined ? [noteGuid, id] : [noteGuid],
-  );
-}
 
-const templateRef = (id: number | null, title: string | null) => (id !== null ? { id, title: title ?? '' } : null);
 
-/** A summary in the asked format (text/markdown as stored, or text/plain). */
-export function summaryJson(s: SummaryRow, type = 'text/markdown'): Shape<'summary'> {
-  return {
-    id: s.id,
-    noteGuid: s.note_guid,
-    template: templateRef(s.template_id, s.template_title),
-    locale: s.locale,
-    content: { type, content: type === 'text/plain' ? markdownToPlain(s.content_markdown) : s.content_markdown },
-    createdAt: s.created_at,
-    updatedAt: s.updated_at,
-  };
-}
 
 /** Changing a note (share links, documents) needs the UPDATE_CONTENT permission for user keys. */
 function requireEditable(ctx: HandlerContext<'notes.shareLink.put' | 'notes.shareLink.delete' | 'notes.documents.generate'>, what: string): NoteRow {
@@ -174,7 +117,6 @@ function draftSections(t: { sections: Array<{ title: string; instruction: string
   });
 }
 
-export const firstSentence = (text: string) => (/^.*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text).trim();
 
 // ---------------------------------------------------------------- deep search
 

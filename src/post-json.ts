@@ -3,7 +3,8 @@ import { request as httpsRequest } from 'node:https';
 
 /**
  * One HTTP POST of a small body with a total timeout, on node:http(s) and a fresh connection (nothing pooled, so a
- * shutdown never waits on an idle socket). Used for webhook deliveries and by `webhooks listen --forward-to`.
+ * shutdown never waits on an idle socket). Used by the sandbox (webhook deliveries) and the CLI (`webhooks listen
+ * --forward-to`), so it lives beside neither.
  */
 
 export interface PostOutcome {
