@@ -1,7 +1,7 @@
 import { ApiError } from '../../client/errors.js';
 import type { ResponseOf, Tolerant } from '../../contract/api.js';
 import { endpoint } from '../../contract/endpoints.js';
-import { CliError, EXIT, InputNeededError, UsageError } from '../../errors.js';
+import { CliError, InputNeededError, UsageError } from '../../errors.js';
 import { maskKey, parseApiKey } from '../../config/apikey.js';
 import { validateBaseUrl } from '../../config/baseurl.js';
 import { DEFAULT_BASE_URL, DEFAULT_SANDBOX_URL } from '../../config/defaults.js';
