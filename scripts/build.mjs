@@ -12,7 +12,6 @@ import { build } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { rollup } from 'rollup';
-import { readFile } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -26,23 +25,6 @@ const { version, dependencies } = JSON.parse(readFileSync(at('package.json'), 'u
 rmSync(at('dist'), { recursive: true, force: true });
 rmSync(at('build'), { recursive: true, force: true });
 mkdirSync(at('build'));
-
-/**
- * commander requires node:child_process at the top of lib/command.js, for stand-alone executable sub-commands,
- * which notevox does not have; loading it (and dgram, net's pipes, …) cost every command ~1 ms. The require is
- * made lazy. A commander whose line differs fails the build, so that an update is looked at, not silently slower.
- */
-const lazyChildProcess = {
-  name: 'commander-lazy-child-process',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const line = "const childProcess = require('node:child_process');";
-      if (source.split(line).length !== 2) throw new Error(`${args.path}: expected one \`${line}\` (scripts/build.mjs, lazyChildProcess)`);
-      return { contents: source.replace(line, "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };"), loader: 'js' };
-    });
-  },
-};
 
 const esbuilt = await build({
   absWorkingDir: root,
@@ -62,7 +44,6 @@ const esbuilt = await build({
   // A `require` for CommonJS interop inside the ESM chunks (aliased so it cannot clash with bundled imports).
   banner: { js: "import { createRequire as __notevoxCreateRequire } from 'node:module'; const require = __notevoxCreateRequire(import.meta.url);" },
   define: { __NOTEVOX_VERSION__: JSON.stringify(version) },
-  plugins: [lazyChildProcess],
   metafile: true,
   logLevel: 'warning',
 });
