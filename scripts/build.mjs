@@ -117,13 +117,16 @@ function composeMeta(esbuildMeta, chunks) {
 }
 const result = { metafile: composeMeta(esbuilt.metafile, rolled) };
 
-// The launcher's help fast path on its own: one file with no chunk to import (not even esbuild's runtime).
+// The launcher's help fast path on its own: one file with no chunk to import (not even esbuild's runtime), in
+// CommonJS as the launcher is (bin/notevox.js: help then loads no ES module), `import.meta.url` being its own path.
 const fast = await build({
   absWorkingDir: root,
   entryPoints: ['src/help/fast.ts'],
-  outfile: 'dist/help/fast.js',
+  outfile: 'dist/help/fast.cjs',
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
+  define: { 'import.meta.url': '__notevoxFastUrl' },
+  banner: { js: "const __notevoxFastUrl = require('node:url').pathToFileURL(__filename).href;" },
   platform: 'node',
   target: 'node20.19',
   minifyWhitespace: true,
