@@ -51,6 +51,9 @@ export function createUndiciTransport(o: UndiciTransportOptions): Transport {
     if (!d) {
       d = new ProxyAgent({
         uri: proxy.href,
+        // A CONNECT tunnel for http:// origins too, so that the proxy never sees the key: undici 7's default,
+        // no longer undici 8's (found by npm run deps:latest).
+        proxyTunnel: true,
         ...timeouts,
         connect,
         proxyTls: connect,
