@@ -154,7 +154,7 @@ describe('result file', () => {
     const after = sampleResult({ cases: [faster], targets: judgeTargets(new Map([['startup.help', { value: 1.25 }]]), { quick: false, benches: ['startup'] }), quick: true });
     const text = formatComparison(before, after);
     expect(text).toContain('warning: one run is --quick');
-    const help = text.split('\n').find((l) => l.startsWith('`notevox --help` ≤ 1.5×'))!;
+    const help = text.split('\n').find((l) => l.startsWith('`notevox --help` ≤ 1.3×'))!;
     expect(help).toMatch(/2\.00× MISS\s+1\.25× PASS\s+0\.63×$/);
     const helpCase = text.split('\n').find((l) => l.startsWith('startup: `notevox --help`'))!;
     expect(helpCase).toMatch(/100 ms \(2\.00×\)\s+50\.0 ms \(1\.25×\)\s+0\.50×$/);
