@@ -21,7 +21,9 @@ export interface UndiciClasses {
  */
 export async function loadUndici(): Promise<UndiciClasses> {
   applyWasmTier();
-  const { Agent, ProxyAgent, Client } = await import('undici');
+  // A CommonJS package: Node's import gives named exports and a default, the bundle's (esbuild) a default only.
+  const mod: UndiciClasses & { default?: UndiciClasses } = await import('undici');
+  const { Agent, ProxyAgent, Client } = mod.default ?? mod;
   return { Agent, ProxyAgent, Client };
 }
 
