@@ -131,7 +131,7 @@ describe('result file', () => {
     const r = sampleResult();
     const back = parseResult(JSON.parse(JSON.stringify(r)));
     expect(back).toEqual(r);
-    expect(back.targets.find((t) => t.id === 'startup.help')).toMatchObject({ value: 2, verdict: 'MISS', op: '<=', threshold: 1.5 });
+    expect(back.targets.find((t) => t.id === 'startup.help')).toMatchObject({ value: 2, verdict: 'MISS', op: '<=', threshold: 1.3 });
     expect(back.targets).toHaveLength(TARGETS.length);
   });
 
