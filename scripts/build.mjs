@@ -12,7 +12,6 @@ import { build } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { rollup } from 'rollup';
-import { readFile } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -28,18 +27,50 @@ rmSync(at('build'), { recursive: true, force: true });
 mkdirSync(at('build'));
 
 /**
- * commander requires node:child_process at the top of lib/command.js, for stand-alone executable sub-commands,
- * which notevox does not have; loading it (and dgram, net's pipes, …) cost every command ~1 ms. The require is
- * made lazy. A commander whose line differs fails the build, so that an update is looked at, not silently slower.
+ * Node's built-in modules through process.getBuiltinModule (Node >= 20.16), as CommonJS inside the bundle, instead
+ * of ES imports. An ES import of a built-in builds its ES module facade, which reads every export: for node:fs that
+ * runs the `promises` and `ReadStream` getters, loading fs/promises and the fs streams (about 7 ms of CPU on Node
+ * 24 for `import { readFileSync } from 'node:fs'`, nothing through getBuiltinModule). esbuild then reads each
+ * import as a property where it is used.
  */
-const lazyChildProcess = {
-  name: 'commander-lazy-child-process',
+/**
+ * Built-ins loaded on first use rather than when required: commander requires node:child_process (with net and
+ * dgram behind it, ~1-3 ms) at the top of its command module, for stand-alone executable sub-commands, which
+ * notevox does not have. The module object is a Proxy that loads the real one when a property is first asked for
+ * (also its keys, which is what an ES import of it does). Nothing depends on commander's code: were it to use the
+ * module at once, it would simply load then.
+ */
+const LAZY_BUILTINS = new Set(['node:child_process']);
+const lazyBuiltin = (id) => `let m;
+const load = () => (m ??= process.getBuiltinModule(${JSON.stringify(id)}));
+module.exports = new Proxy({}, {
+  get: (_, k) => load()[k],
+  has: (_, k) => k in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, k) => {
+    const d = Reflect.getOwnPropertyDescriptor(load(), k);
+    return d && { ...d, configurable: true };
+  },
+});`;
+
+const builtinsAsCommonJs = {
+  name: 'builtins-through-getBuiltinModule',
   setup(b) {
-    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const line = "const childProcess = require('node:child_process');";
-      if (source.split(line).length !== 2) throw new Error(`${args.path}: expected one \`${line}\` (scripts/build.mjs, lazyChildProcess)`);
-      return { contents: source.replace(line, "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };"), loader: 'js' };
+    b.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+      const id = args.path.replace(/^node:/, '');
+      if (!args.path.startsWith('node:') && !builtinModules.includes(id)) return undefined;
+      // A dynamic import() stays an ES import (it loads when used): esbuild would make the CommonJS module an entry
+      // chunk of its own whose namespace has a default export only.
+      if (args.kind === 'dynamic-import') return undefined;
+      // node:module stays an ES import: `createRequire(import.meta.url)` calls then keep their form, in which the
+      // package test finds the packages loaded through them (its facade costs nothing measurable).
+      if (id === 'module') return undefined;
+      // A path of its own per module (`node_fs_promises`, not `promises`): esbuild names the module's code after it.
+      return { path: `node_${id.replace(/\//g, '_')}`, namespace: 'node-builtin', pluginData: `node:${id}` };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
+      const id = args.pluginData;
+      return { contents: LAZY_BUILTINS.has(id) ? lazyBuiltin(id) : `module.exports = process.getBuiltinModule(${JSON.stringify(id)});`, loader: 'js' };
     });
   },
 };
@@ -60,9 +91,9 @@ const esbuilt = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   // A `require` for CommonJS interop inside the ESM chunks (aliased so it cannot clash with bundled imports).
-  banner: { js: "import { createRequire as __notevoxCreateRequire } from 'node:module'; const require = __notevoxCreateRequire(import.meta.url);" },
+  banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
   define: { __NOTEVOX_VERSION__: JSON.stringify(version) },
-  plugins: [lazyChildProcess],
+  plugins: [builtinsAsCommonJs],
   metafile: true,
   logLevel: 'warning',
 });
@@ -136,13 +167,16 @@ function composeMeta(esbuildMeta, chunks) {
 }
 const result = { metafile: composeMeta(esbuilt.metafile, rolled) };
 
-// The launcher's help fast path on its own: one file with no chunk to import (not even esbuild's runtime).
+// The launcher's help fast path on its own: one file with no chunk to import (not even esbuild's runtime), in
+// CommonJS as the launcher is (bin/notevox.js: help then loads no ES module), `import.meta.url` being its own path.
 const fast = await build({
   absWorkingDir: root,
   entryPoints: ['src/help/fast.ts'],
-  outfile: 'dist/help/fast.js',
+  outfile: 'dist/help/fast.cjs',
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
+  define: { 'import.meta.url': '__notevoxFastUrl' },
+  banner: { js: "const __notevoxFastUrl = require('node:url').pathToFileURL(__filename).href;" },
   platform: 'node',
   target: 'node20.19',
   minifyWhitespace: true,

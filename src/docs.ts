@@ -7,17 +7,20 @@ import { examplesOf, formatExamples } from './commands/shared.js';
 /** Generated reference docs: commands from the command tree, endpoints from the contract. */
 
 function walk(cmd: Command, path: string[], out: Array<{ path: string[]; cmd: Command }>): void {
-  for (const sub of cmd.commands) {
-    if ((sub as unknown as { _hidden?: boolean })._hidden) continue;
+  // The visible commands, less commander's implicit `help` sub-command (not one of cmd.commands).
+  for (const sub of cmd.createHelp().visibleCommands(cmd).filter((c) => cmd.commands.includes(c))) {
     const p = [...path, sub.name()];
     out.push({ path: p, cmd: sub });
     walk(sub, p, out);
   }
 }
 
-/** Whether a command does something itself (a leaf, or a group with its own action such as `api`), so has a usage to show. */
+/**
+ * Whether a command does something itself, so has a usage to show: a leaf, or a group with an action of its own
+ * such as `api`, which is one that takes arguments (commander has no public way to ask for the action itself).
+ */
 function runs(cmd: Command): boolean {
-  return cmd.commands.length === 0 || Boolean((cmd as unknown as { _actionHandler?: unknown })._actionHandler);
+  return cmd.commands.length === 0 || cmd.registeredArguments.length > 0;
 }
 
 function plainHelp(cmd: Command): string {

@@ -7,9 +7,6 @@ import type { Dispatcher } from 'undici';
 import { applyWasmTier } from '../wasm-tier.js';
 import type { Transport, WireRequest, WireResponse } from './transport.js';
 
-/** The CommonJS export, whether Node (named exports and a default) or a bundler (a default only) loaded it. */
-const cjs = <T>(mod: { default?: T } | T): T => ((mod as { default?: T }).default ?? mod) as T;
-
 export interface UndiciClasses {
   Agent: typeof import('undici').Agent;
   ProxyAgent: typeof import('undici').ProxyAgent;
@@ -17,25 +14,17 @@ export interface UndiciClasses {
 }
 
 /**
- * undici's dispatchers, without undici's index module. The index also loads fetch, WebSocket, the caches and the
- * cookie helpers, and touches globalThis.Headers, which makes Node compile its own bundled copy of undici as
- * well. The one thing the index does that is needed here is to add the request API to Dispatcher.prototype
- * (ProxyAgent opens its tunnels with `connect`); that is repeated here. undici's version is pinned exactly in
- * package.json; test/unit/client.test.ts checks that these modules still work this way and that neither the
- * index nor Node's copy loads.
+ * undici's dispatchers, from its public entry point. That entry also loads fetch, WebSocket and the caches (and
+ * Node's own copy of undici with them): 10-40 ms more than its dispatcher modules alone, paid only by the commands
+ * that take this transport (a proxy, or many requests in flight: seconds of work). Deep imports of undici's lib/
+ * files were cheaper but tied every undici update to its internal layout (issue 27: public APIs only).
  */
 export async function loadUndici(): Promise<UndiciClasses> {
   applyWasmTier();
-  const [dispatcher, api, agent, proxyAgent, client] = await Promise.all([
-    import('undici/lib/dispatcher/dispatcher.js'),
-    import('undici/lib/api/index.js'),
-    import('undici/lib/dispatcher/agent.js'),
-    import('undici/lib/dispatcher/proxy-agent.js'),
-    import('undici/lib/dispatcher/client.js'),
-  ]);
-  const proto = cjs(dispatcher).prototype as Record<string, unknown>;
-  if (typeof proto.connect !== 'function') Object.assign(proto, cjs(api));
-  return { Agent: cjs(agent), ProxyAgent: cjs(proxyAgent), Client: cjs(client) };
+  // A CommonJS package: Node's import gives named exports and a default, the bundle's (esbuild) a default only.
+  const mod: UndiciClasses & { default?: UndiciClasses } = await import('undici');
+  const { Agent, ProxyAgent, Client } = mod.default ?? mod;
+  return { Agent, ProxyAgent, Client };
 }
 
 export interface UndiciTransportOptions {
@@ -64,6 +53,9 @@ export function createUndiciTransport(o: UndiciTransportOptions): Transport {
     if (!d) {
       d = new ProxyAgent({
         uri: proxy.href,
+        // A CONNECT tunnel for http:// origins too, so that the proxy never sees the key: undici 7's default,
+        // no longer undici 8's (found by npm run deps:latest).
+        proxyTunnel: true,
         ...timeouts,
         connect,
         proxyTls: connect,

@@ -22,10 +22,14 @@ export function commanderHelp(cmd: Command, width: number): { written: string; h
   }
 }
 
-/** The help flags commander recognises on `cmd` (its help option, hidden or not). */
-function helpFlags(cmd: Command): string[] {
-  const option = (cmd as unknown as { _getHelpOption?: () => Option | null })._getHelpOption?.();
-  return option ? [option.short, option.long].filter((f): f is string => !!f) : [];
+/**
+ * The help flags commander recognises on `cmd`: its default help option, which no command of notevox changes
+ * (commander has no public getter for it). Its help lists the option it takes, so a command whose help option
+ * differs is left to the bundle.
+ */
+const HELP_FLAGS = ['-h', '--help'];
+function helpFlags(visible: readonly Option[]): string[] | undefined {
+  return visible.some((o) => o.short === HELP_FLAGS[0] && o.long === HELP_FLAGS[1]) ? HELP_FLAGS : undefined;
 }
 
 /** One command's entry, or a reason it cannot be answered exactly. */
@@ -48,6 +52,8 @@ export function helpEntry(cmd: Command): HelpEntry | { unsupported: string } {
   for (const [heading, commands] of helper.groupItems(cmd.commands as Command[], helper.visibleCommands(cmd), (c) => c.helpGroup() || 'Commands:')) {
     add(heading, commands.map((c) => item(helper.styleSubcommandTerm(helper.subcommandTerm(c)), helper.styleSubcommandDescription(helper.subcommandDescription(c)))));
   }
+  const flags = helpFlags(helper.visibleOptions(cmd));
+  if (!flags) return { unsupported: `no ${HELP_FLAGS.join(', ')} option` };
   const { written, help } = commanderHelp(cmd, 80);
   const at = written.indexOf(help);
   if (at < 0) return { unsupported: 'outputHelp() does not contain helpInformation()' };
@@ -59,7 +65,7 @@ export function helpEntry(cmd: Command): HelpEntry | { unsupported: string } {
     minWidthToWrap: helper.minWidthToWrap,
     before: written.slice(0, at),
     after: written.slice(at + help.length),
-    helpFlags: helpFlags(cmd),
+    helpFlags: flags,
   };
   // Colour would make commander's widths differ from string lengths; the fast path prints plain text only.
   if (JSON.stringify(entry).includes('\\u001b')) return { unsupported: 'escape sequences in help text' };

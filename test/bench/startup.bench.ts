@@ -1,6 +1,7 @@
 // Start-up: whole-process wall clock of `--version`, `--help`, `notes list --help`, `notes get -o json` and
 // `auth status` (against a local sandbox; auth status checks the service's answer against the contract), each paired with `node -e 0` of the same Node binary (the floor: nothing the CLI
-// can do starts faster). Peak RSS of each comes from one extra, untimed run.
+// can do starts faster). Peak RSS of each comes from one extra, untimed run. `notes get` runs with Node's compile
+// cache warm (the target) and cold.
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
 import { api, runNode, timeNodeSync, type BenchContext } from './lib.js';
 import { series } from './results.js';
@@ -60,6 +61,17 @@ export async function run(ctx: BenchContext): Promise<void> {
     return;
   }
   const withKey = ctx.cliEnv({ NOTEVOX_API_KEY: key, NOTEVOX_BASE_URL: baseUrl });
+  // Each case keeps one cache directory, so Node's compile cache (Node >= 22) is warm after the warm-ups, as for a
+  // user's second command; the cold case gives every run an empty one (a first run, or a new version).
   await measure('notes-get', `notes get ${guid} -o json`, 'startup.notesGet', ['notes', 'get', guid, '-o', 'json'], withKey);
+  await ctx.runCase('notes-get-cold', `\`notevox notes get -o json\`, compile cache cold, vs \`node -e 0\``, [], async () => {
+    const args = [ctx.bin, 'notes', 'get', guid, '-o', 'json'];
+    const s = await alternate(
+      { pairs, warmups },
+      () => timeNodeSync(ctx.node, args, { ...withKey, NOTEVOX_CACHE_DIR: ctx.tempDir() }),
+      () => timeNodeSync(ctx.node, floor, withKey),
+    );
+    return { a: series('notevox notes get (cold cache)', 'ms', s.a), b: series('node -e 0', 'ms', s.b) };
+  });
   await measure('auth-status', 'auth status', 'startup.authStatus', ['auth', 'status'], withKey);
 }

@@ -39,6 +39,38 @@ async function curlUpload(sb: Sandbox, file: string): Promise<number> {
   }
 }
 
+/** A process to its exit: its stdout, or an error naming it with its stderr. */
+function runTool(cmd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${cmd} ${args[0]} … failed (${code}): ${stderr.trim()}`))));
+  });
+}
+
+/**
+ * What a user of curl runs for one upload, as whole processes: create the job (curl POST), `curl -T` the file to
+ * its uploadUri, tell the service the upload is complete (curl PUT). Seconds from the first start to the last exit;
+ * the job is deleted afterwards.
+ */
+async function curlThreeCalls(sb: Sandbox, file: string): Promise<number> {
+  const auth = ['-H', `Authorization: Bearer ${sb.key(KEY_ID)}`, '-H', 'Content-Type: application/json'];
+  const url = (path: string) => sb.baseUrl.replace(/\/+$/, '') + path;
+  const started = performance.now();
+  const job = JSON.parse(await runTool('curl', ['-sS', '--fail', ...auth, '-X', 'POST', '-d', '{}', url(buildPath(endpoint('voice.create')))])) as { id: string; uploadUri: string };
+  try {
+    await runTool('curl', ['-sS', '--fail', '-o', '/dev/null', '-T', file, '-H', 'Content-Type: audio/wav', job.uploadUri]);
+    await runTool('curl', ['-sS', '--fail', '-o', '/dev/null', ...auth, '-X', 'PUT', url(buildPath(endpoint('voice.uploadComplete'), { jobId: job.id }))]);
+    return (performance.now() - started) / 1000;
+  } finally {
+    await deleteJob(sb, job.id);
+  }
+}
+
 /** The CLI: seconds between two stderr lines (or to the exit), its stdout and peak RSS. */
 async function cliSpan(ctx: BenchContext, sb: Sandbox, args: string[], from: RegExp, to?: RegExp): Promise<{ seconds: number; stdout: string; peakRssMb?: number }> {
   let stderr = '';
@@ -79,6 +111,23 @@ export async function run(ctx: BenchContext): Promise<void> {
     ctx.report('voice.throughput', { value: median(pairRatios(s.a, s.b)) });
     ctx.report('voice.rss', rss.length ? { value: Math.max(...rss), detail: `max of ${rss.length} uploads` } : { value: null, detail: 'no RSS (not Linux?)' });
     return { a: series('notevox voice upload', 'MB/s', s.a), b: series('curl -T', 'MB/s', s.b), peakRssMb: rss.length ? { 'notevox (max)': Math.max(...rss) } : {} };
+  });
+
+  // As a user experiences it: `voice upload --no-wait` from its start to its exit (start-up, preflight, create,
+  // upload, complete) beside curl's three calls, each also a whole process.
+  await ctx.runCase('upload-process', `voice upload --no-wait of ${mb} MB as a whole process vs curl's three calls (MB/s)`, ['voice.process'], async () => {
+    if (!hasCurl) throw new NotApplicable('curl is not installed (Debian package curl)');
+    if (!existsSync(file)) writeLargeWav(file, bytes - 44);
+    const env = ctx.cliEnv({ NOTEVOX_API_KEY: sb.key(KEY_ID), NOTEVOX_BASE_URL: sb.baseUrl });
+    const cli = async () => {
+      const r = await runNode(ctx.node, [ctx.bin, 'voice', 'upload', file, '--no-wait'], { env });
+      if (r.code !== 0) throw new Error(`notevox voice upload exited with ${r.code}: ${tail(r.stderr)}`);
+      await deleteJob(sb, r.stdout.trim());
+      return mb / (r.ms / 1000);
+    };
+    const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, async () => mb / (await curlThreeCalls(sb, file)));
+    ctx.report('voice.process', { value: median(pairRatios(s.a, s.b)) });
+    return { a: series('notevox voice upload --no-wait (process)', 'MB/s', s.a), b: series('curl: create, -T, complete', 'MB/s', s.b) };
   });
 
   const sample = join(BENCH_ROOT, 'samples', 'hello.wav');

@@ -165,6 +165,7 @@ describe('startup', () => {
     try {
       mkdirSync(join(dir.dir, 'bin'));
       copyFileSync(BIN, join(dir.dir, 'bin', 'notevox.js'));
+      copyFileSync(join(dirname(BIN), 'package.json'), join(dir.dir, 'bin', 'package.json')); // the launcher is CommonJS
       copyFileSync(resolve(dirname(BIN), '..', 'package.json'), join(dir.dir, 'package.json'));
       const { execa } = await import('execa');
       const r = await execa(process.execPath, [join(dir.dir, 'bin', 'notevox.js'), '--version'], { reject: false });

@@ -24,6 +24,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'notevox-fast-help-'));
   mkdirSync(join(dir, 'bin'));
   copyFileSync(BIN, join(dir, 'bin', 'notevox.js'));
+  copyFileSync(join(dirname(BIN), 'package.json'), join(dir, 'bin', 'package.json')); // the launcher is CommonJS
   copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
   cpSync(join(ROOT, 'dist', 'help'), join(dir, 'dist', 'help'), { recursive: true });
   lone = join(dir, 'bin', 'notevox.js');

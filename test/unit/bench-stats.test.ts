@@ -131,7 +131,7 @@ describe('result file', () => {
     const r = sampleResult();
     const back = parseResult(JSON.parse(JSON.stringify(r)));
     expect(back).toEqual(r);
-    expect(back.targets.find((t) => t.id === 'startup.help')).toMatchObject({ value: 2, verdict: 'MISS', op: '<=', threshold: 1.5 });
+    expect(back.targets.find((t) => t.id === 'startup.help')).toMatchObject({ value: 2, verdict: 'MISS', op: '<=', threshold: 1.3 });
     expect(back.targets).toHaveLength(TARGETS.length);
   });
 
@@ -154,7 +154,7 @@ describe('result file', () => {
     const after = sampleResult({ cases: [faster], targets: judgeTargets(new Map([['startup.help', { value: 1.25 }]]), { quick: false, benches: ['startup'] }), quick: true });
     const text = formatComparison(before, after);
     expect(text).toContain('warning: one run is --quick');
-    const help = text.split('\n').find((l) => l.startsWith('`notevox --help` ≤ 1.5×'))!;
+    const help = text.split('\n').find((l) => l.startsWith('`notevox --help` ≤ 1.3×'))!;
     expect(help).toMatch(/2\.00× MISS\s+1\.25× PASS\s+0\.63×$/);
     const helpCase = text.split('\n').find((l) => l.startsWith('startup: `notevox --help`'))!;
     expect(helpCase).toMatch(/100 ms \(2\.00×\)\s+50\.0 ms \(1\.25×\)\s+0\.50×$/);

@@ -1026,14 +1026,14 @@ describe('start-up cost', () => {
     expect(out).toEqual({ undici: false, undiciIndex: false, nodesOwnUndici: false });
   });
 
-  it(`undici loads for a proxy, without its index and without Node's own copy (node ${major})`, () => {
+  it(`undici loads for a proxy, through its public entry point (node ${major})`, () => {
     const out = inFreshNode(`
       const { createClient } = await import(${CLIENT});
       const client = createClient({ baseUrl: 'https://api.example.test', log: () => {}, maxRetries: 0, env: { HTTPS_PROXY: 'http://127.0.0.1:9' } });
       await client.callEndpoint(${EP}).catch(() => {});
       await client.close();
       console.log(JSON.stringify(loaded()));`);
-    expect(out).toEqual({ undici: true, undiciIndex: false, nodesOwnUndici: false });
+    expect(out).toMatchObject({ undici: true, undiciIndex: true });
   });
 
   // Why node-transport.ts takes node:http through process.getBuiltinModule: from Node 22 an ES import of node:http
@@ -1045,7 +1045,7 @@ describe('start-up cost', () => {
     expect(run("await import('node:http')")).toBe(major >= 22 ? 'true' : 'false');
   });
 
-  it('the dispatchers loaded without the index of undici can dispatch, and ProxyAgent can open tunnels', async () => {
+  it('the dispatchers undici exports can dispatch, and ProxyAgent can open tunnels', async () => {
     const { Agent, ProxyAgent, Client } = await loadUndici();
     for (const d of [new Agent(), new ProxyAgent({ uri: 'http://127.0.0.1:9' }), new Client('http://127.0.0.1:9')]) {
       expect(typeof d.dispatch).toBe('function');

@@ -108,7 +108,9 @@ describe('zod stays out of the start-up of commands that do not check an answer 
 });
 
 describe('what `notes get` loads besides Node itself (the built CLI, stdio as pipes)', () => {
-  it('neither child_process (commander requires it lazily) nor v8 (set when undici loads) nor undici', async () => {
+  // commander requires child_process at the top of its command module; the build gives bundled code a lazy
+  // node:child_process (scripts/build.mjs, LAZY_BUILTINS), loaded only if something spawns.
+  it('neither child_process (loaded when used) nor v8 (set when undici loads) nor undici', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'notevox-startup-'));
     const preload = join(dir, 'loaded.cjs');
     writeFileSync(preload, "process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'));");

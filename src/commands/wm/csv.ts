@@ -19,9 +19,10 @@ import { textProblem } from './rules.js';
  * request (`{"entry":"…","subEntry":"…"}`: valid entries hold no line break), from which the send pass builds
  * each batch's request body out of the bytes: the CSV is parsed once, and no object per row is made to send it.
  *
- * csv-parse is driven chunk by chunk through its parser object (`api.parse`), not as a stream: records, errors
- * of skipped records and the parser's byte offset then arrive synchronously and in file order, which is what
- * exact line numbers need (the stream's `skip` events can overtake buffered records).
+ * csv-parse is written to chunk by chunk, and its records and errors are taken through its public callbacks
+ * (`on_record`, which keeps nothing for the stream to buffer, and `on_skip`), not read from the stream: both then
+ * arrive while `write` runs, in file order, with the parser's byte offset (`info.bytes`) at that point, which is
+ * what exact line numbers need (the stream's `skip` events can overtake buffered records).
  */
 
 export interface CsvOptions {
@@ -199,10 +200,6 @@ export function entryHash(s: string): number {
   return (a >>> 0) * 0x100000 + (b >>> 12);
 }
 
-interface CsvApi {
-  parse(buf: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
-}
-
 export interface ScanOptions extends CsvOptions {
   /** Hashes of entries that occur more than once: those rows are compared exactly and later copies rejected. */
   duplicateHashes?: ReadonlySet<number>;
@@ -242,7 +239,6 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
   let eol: LineEnd = 10;
   let index = new LineIndex(eol);
   let parser: ReturnType<typeof parse> | undefined;
-  let api: CsvApi | undefined;
 
   const start = (lineEnd: LineEnd) => {
     eol = lineEnd;
@@ -256,6 +252,11 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
       skip_records_with_error: true,
       record_delimiter: eol === 13 ? ['\r'] : ['\r\n', '\n'],
       max_record_size: MAX_RECORD_BYTES,
+      // Every record handled here, as csv-parse reads it; none is kept for the stream's readers.
+      on_record: (cells: string[]) => {
+        onRecord(cells);
+        return null;
+      },
       on_skip: (err: Error | undefined) => {
         const e = err as (Error & { code?: string }) | undefined;
         const offset = csvOffset();
@@ -274,8 +275,8 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
         if (code === 'CSV_MAX_RECORD_SIZE') throw STOP;
       },
     });
-    api = (parser as unknown as { api?: CsvApi }).api;
-    if (typeof api?.parse !== 'function') throw new Error('csv-parse: the parser object has no api.parse (unsupported csv-parse version)');
+    // Errors come back through write's and end's callbacks (csvFeed); the event would otherwise be unhandled.
+    parser.on('error', () => {});
   };
 
   /** A record from csv-parse: its line from its end's byte offset in the file, less the line ends inside it. */
@@ -384,9 +385,11 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     }
   };
 
-  const csvFeed = (chunk: Buffer | undefined) => {
+  /** A chunk to csv-parse (undefined: the end of the file); its records and errors are handled when this resolves. */
+  const csvFeed = async (chunk: Buffer | undefined) => {
     if (chunk) index.add(chunk);
-    const err = api!.parse(chunk, chunk === undefined, onRecord, () => {});
+    const p = parser!;
+    const err = await new Promise<Error | null | undefined>((resolve) => (chunk ? p.write(chunk, resolve) : p.end(resolve)));
     if (err && err !== STOP) throw new UsageError(`cannot read ${file} as CSV: ${err.message}`);
   };
 
@@ -395,10 +398,10 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     fast = false;
     carry = undefined;
     index.skip(csvBase, fastLines);
-    csvFeed(buf);
+    return csvFeed(buf);
   };
 
-  const feed = (chunk: Buffer | undefined) => {
+  const feed = async (chunk: Buffer | undefined): Promise<void> => {
     if (!fast) return csvFeed(chunk);
     if (chunk === undefined) {
       // The last line has no line end: a record all the same, unless it holds a quote.
@@ -407,7 +410,7 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
       if (!last?.length) return;
       // csv-parse keeps a CR at the very end as text (it is no line end without its LF).
       if (last.includes(34) || last[last.length - 1] === 13) {
-        toCsv(last);
+        await toCsv(last);
         return csvFeed(undefined);
       }
       const withEnd = Buffer.concat([last, Buffer.from([eol])]);
@@ -450,7 +453,7 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
       start(found ?? 10);
       head = [];
     }
-    feed(chunk);
+    await feed(chunk);
     if (out.length) {
       yield out;
       out = [];
@@ -460,9 +463,9 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
   if (!parser) {
     const rest = Buffer.concat(head);
     start(lineEndOf(rest, true) ?? 10);
-    feed(rest);
+    await feed(rest);
   }
-  if (!fatal) feed(undefined);
+  if (!fatal) await feed(undefined);
   if (out.length) yield out;
 }
 
