@@ -20,7 +20,7 @@ import { registerFlagEndpoints, webhookUrlProblem, WEBHOOK_SECRET_PATTERN, WEBHO
 import { LiveNotes } from './events/live.js';
 import { hashSecret } from './ids.js';
 import { VERSION } from '../version.js';
-import { cachedSeed } from './seed/cache.js';
+import { seedCache } from './seed/cache.js';
 import { loadSeed, readSeedFile, type SeededKey, type SeedSummary } from './seed/load.js';
 import type { Clock, SandboxRuntime } from './types.js';
 
@@ -135,19 +135,19 @@ export async function prepareSandbox(opts: SandboxOptions) {
   let keys: SeedSummary['keys'] = [];
   let empty = true;
   // A seed file with a state file that already holds data is refused (in init); otherwise the seed's database
-  // comes from the seed cache (built there on its first use), or is loaded here (no cache).
+  // comes from the seed cache, or the seed is loaded (and then kept in the cache, if there is one).
   const stateHeld = opts.stateFile !== undefined && existsSync(opts.stateFile) && statSync(opts.stateFile).size > 0;
-  const cached = opts.seedFile && opts.seedCacheDir && !stateHeld ? await cachedSeed(opts.seedFile, opts.seedCacheDir, knownStoredKeys) : undefined;
-  const seedRead = opts.seedFile && !cached ? readSeedFile(opts.seedFile) : undefined;
+  const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await seedCache(opts.seedFile, opts.seedCacheDir) : undefined;
+  const seedRead = opts.seedFile && !cache ? readSeedFile(opts.seedFile) : cache?.seed !== undefined ? Promise.resolve(cache.seed) : undefined;
   seedRead?.catch(() => {});
   const db = await openDatabase({
     stateFile: opts.stateFile,
     log,
-    image: cached ? cached.image : opts.seedFile ? undefined : demoImageBytes(),
+    image: cache?.image ?? (opts.seedFile ? undefined : demoImageBytes()),
     init: async (db, { fromImage }) => {
-      // A copy of a built seed: the demo seed's keys are the demo keys, found as on a reloaded state.
+      // A copy of a built seed: its keys are those whose secrets are known (the demo seed's, or the cached seed file's).
       if (fromImage) {
-        keys = cached ? cached.keys : knownStoredKeys(db);
+        keys = knownStoredKeys(db, cache?.secrets);
         return;
       }
       empty = (db.get<{ n: number }>('SELECT count(*) AS n FROM organizations')?.n ?? 0) === 0;
@@ -156,6 +156,7 @@ export async function prepareSandbox(opts: SandboxOptions) {
         const seed = seedRead ? await seedRead : demoSeed;
         keys = loadSeed(db, seed, opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed').keys;
         if (!opts.seedFile) demoImage ||= db.export();
+        else cache?.save(db);
       } else keys = knownStoredKeys(db);
     },
   });
