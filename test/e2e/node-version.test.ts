@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -80,15 +80,23 @@ describe("node:sqlite's ExperimentalWarning", () => {
     expect(r.stderr).toContain('Warning: a plain warning');
   });
 
-  it('is not printed by `sandbox start` (the built CLI)', async () => {
-    const r = spawnSync(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', '--rate-limit', '0'], {
-      encoding: 'utf8',
-      env: cliEnv(),
-      timeout: 3000,
-      killSignal: 'SIGTERM',
+  it('is not printed by `sandbox start` (the built CLI)', { timeout: 90_000 }, async () => {
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', '--rate-limit', '0'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d) => {
+        stdout += d;
+        if (stdout.includes('\n')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`sandbox start exited with ${code}: ${stderr}`)));
     });
-    expect(r.stdout).toContain('"baseUrl"');
-    expect(r.stderr).not.toContain('ExperimentalWarning');
-    expect(r.stderr).not.toContain('experimental');
+    child.kill('SIGTERM');
+    await exited;
+    expect(stdout).toContain('"baseUrl"');
+    expect(stderr).not.toContain('ExperimentalWarning');
+    expect(stderr).not.toContain('experimental');
   });
 });
