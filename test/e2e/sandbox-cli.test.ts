@@ -118,7 +118,7 @@ describe('notevox sandbox start', () => {
     expect(err).toMatch(/GET \/v1\/external\/auth\/me 401 \d+ms key=-/);
     expect(err).toContain('shutting down');
     expectNoSecrets(err);
-    // on shutdown the journal is folded into the state file; atomic writes leave no temporary file behind
+    // on shutdown the WAL is checkpointed into the state file and removed: nothing is left beside it
     expect(readdirSync(dir).filter((f) => f.startsWith('state.db'))).toEqual(['state.db']);
     if (hasSqlite3) {
       expect(sqlite(state, 'PRAGMA integrity_check')).toBe('ok');
