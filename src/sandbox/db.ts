@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
@@ -174,9 +174,12 @@ function readStateSize(file: string): number {
   }
 }
 
-/** A new database file at `to` holding the image (a closed, complete SQLite file: a byte copy is the database). */
+/**
+ * A new database file at `to` holding the image (a closed, complete SQLite file, never written to: a byte copy is
+ * the database, as SQLite's backup would make it). A copy-on-write clone where the file system has them (btrfs, xfs).
+ */
 function copyImage(image: string | Uint8Array, to: string): void {
-  if (typeof image === 'string') copyFileSync(image, to);
+  if (typeof image === 'string') copyFileSync(image, to, constants.COPYFILE_FICLONE);
   else writeFileSync(to, image, { mode: 0o600 });
 }
 
