@@ -135,6 +135,9 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
     sql.exec(TEMP_SCHEMA);
     db = new NodeDb(sql, privateDir);
     await opts.init?.(db, { fromImage });
+    // What the start wrote (a seed: the whole database) or a crash left in the WAL goes into the file, and the WAL
+    // is emptied: reads then come from the memory-mapped file, not page by page from the WAL.
+    if (file) sql.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     return db;
   } catch (e) {
     if (db) db.release();
