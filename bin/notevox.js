@@ -23,9 +23,9 @@ async function verboseVersion() {
   return [
     'notevox ' + version(),
     'node ' + process.version + ' (v8 ' + process.versions.v8 + ')' + (supported() ? '' : ' (not supported)'),
-    'supported ' + SUPPORTED,
     'platform ' + process.platform + ' ' + process.arch + ' (' + os.type() + ' ' + os.release() + ')',
     'installed at ' + fileURLToPath(new URL('..', import.meta.url)),
+    'supported ' + SUPPORTED,
   ].join('\n') + '\n';
 }
 
