@@ -13,7 +13,9 @@ const { existsSync, readFileSync } = require('node:fs');
 const nodeModule = require('node:module');
 const { join } = require('node:path');
 
-const MIN_NODE = [20, 19];
+/** The oldest Node.js notevox runs on: node:sqlite without a flag (package.json engines; README, Supported Node.js versions). */
+const MIN_NODE = [22, 13];
+const SUPPORTED = 'Node.js 22 (22.13 or newer), 24 and newer';
 const args = process.argv.slice(2);
 
 function version() {
@@ -25,9 +27,10 @@ async function verboseVersion() {
   const os = require('node:os');
   return [
     'notevox ' + version(),
-    'node ' + process.version + ' (v8 ' + process.versions.v8 + ')',
+    'node ' + process.version + ' (v8 ' + process.versions.v8 + ')' + (supported() ? '' : ' (not supported)'),
     'platform ' + process.platform + ' ' + process.arch + ' (' + os.type() + ' ' + os.release() + ')',
     'installed at ' + join(__dirname, '..') + require('node:path').sep,
+    'supported ' + SUPPORTED,
   ].join('\n') + '\n';
 }
 
@@ -84,12 +87,16 @@ function print(text) {
   return 0;
 }
 
+function supported() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  return major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+}
+
 async function run() {
   if (args.length === 1 && isVersionFlag(args[0])) return print('notevox ' + version() + '\n');
   if (args.length === 2 && args.includes('--verbose') && args.some(isVersionFlag)) return print(await verboseVersion());
-  const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
-    process.stderr.write('notevox: Node.js ' + MIN_NODE.join('.') + ' or newer is required; this is ' + process.version + '\n');
+  if (!supported()) {
+    process.stderr.write('notevox: this is Node.js ' + process.version + '; notevox needs Node.js ' + MIN_NODE.join('.') + ' or newer: install a current Node.js LTS (https://nodejs.org) and run notevox with it\n');
     return 1;
   }
   if (mayBeHelp()) {

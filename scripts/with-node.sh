@@ -2,6 +2,8 @@
 # scripts/with-node.sh <major> <command> [args…]: run a command with Node.js <major> first on PATH, e.g.
 #   scripts/with-node.sh 22 npx vitest run        (what .ci/run does for Node 22 and 24)
 #   scripts/with-node.sh 24 node --version
+# (`npx <tool>` of this project runs the tool's script with the chosen node, not the `node` devDependency's; an npm
+# script, `npm test`, always runs on that devDependency: npm puts node_modules/.bin first on its PATH.)
 # The Node binary is the official build as the npm registry ships it (package node-<os>-<arch>@<major>, the newest
 # release of that line), installed once into a cache directory: $NOTEVOX_NODE_CACHE, else
 # ${XDG_CACHE_HOME:-~/.cache}/notevox/node, one sub-directory per major version. Delete that sub-directory to
@@ -56,4 +58,11 @@ if [ "$actual" != "$major" ]; then
   exit 1
 fi
 echo "with-node.sh: Node $(node --version) ($bin/node)" >&2
+# `npx <tool>` would put node_modules/.bin first on PATH, where the project's own Node (the `node` devDependency)
+# would then run the tool: a tool of the project's node_modules/.bin runs directly on the chosen Node instead.
+if [ "$1" = npx ] && [ $# -ge 2 ] && [ -f "node_modules/.bin/$2" ] && [ "$2" != node ]; then
+  tool=$(readlink -f "node_modules/.bin/$2")
+  shift 2
+  exec node "$tool" "$@"
+fi
 exec "$@"

@@ -1,7 +1,7 @@
 /**
  * undici parses HTTP with llhttp compiled to WebAssembly; V8's background optimising compile of it blocks the end of
  * a short process for 200-400 ms. Baseline (Liftoff) code is plenty for one command's responses, so the launcher
- * asks for it for every command but the long-running sandbox (sql.js, also WebAssembly, keeps the optimiser). The
+ * asks for it for every command but the long-running sandbox (which compiles no WebAssembly of its own). The
  * flag is set just before undici loads, not at start: node:v8 is not in Node's start-up snapshot, and most commands
  * never load undici.
  */

@@ -45,7 +45,7 @@ const SHARED = `('ALL_MEMBER_VIEWER', 'ALL_MEMBER_EDITOR')`;
  * The visibility rules of one caller as SQL conditions, so that a list is one query that filters and pages
  * in SQLite. Conditions use the named parameters in `params` (`$uid`, `$ws`, `$org`); their text depends only
  * on the kind of key, so the statements built from them stay prepared. Lookups are scalar subqueries on
- * keys: in sql.js (SQLite 3.54) a join or an EXISTS costs several times as much per execution.
+ * keys: in SQLite (measured in sql.js, SQLite 3.54) a join or an EXISTS costs several times as much per execution.
  */
 export interface Visibility {
   /** `x` is a workspace the key reaches. */

@@ -105,7 +105,7 @@ export function authenticate(db: Db, header: string | undefined, now: Date): Pri
     if (verified.size >= VERIFIED_MAX) verified.clear();
     verified.set(cacheKey, hash);
   }
-  // Then the key with its user's and its workspace's organization, in one query (subqueries: cheaper than joins in sql.js).
+  // Then the key with its user's and its workspace's organization, in one query (subqueries: cheaper than joins in SQLite here).
   const row = match && v.row !== 0 ? keyRow(db, v.row) : undefined;
   if (!row) throw unauthorized(ERROR_CODES.AUTH_UNKNOWN, 'invalid API key');
 

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { openDatabase } from './db.js';
 import { demoSeed } from './demo-seed.js';
 import { loadSeed } from './seed/load.js';
@@ -12,12 +13,12 @@ import { loadSeed } from './seed/load.js';
  */
 export const DEMO_IMAGE_FILE = 'demo-seed.db';
 
-/** The demo seed's database as SQLite file bytes. */
-export async function buildDemoImage(): Promise<Uint8Array> {
+/** Write the demo seed's database to `file` (VACUUM INTO: a compact SQLite file; `file` must not exist). */
+export async function buildDemoImage(file: string): Promise<void> {
   const db = await openDatabase();
   try {
     loadSeed(db, demoSeed, 'demo seed');
-    return db.export();
+    db.saveTo(file);
   } finally {
     await db.close();
   }
@@ -27,10 +28,7 @@ export async function buildDemoImage(): Promise<Uint8Array> {
  * The file the build wrote beside the chunk that holds this module (dist/chunks/), or undefined where there is none
  * (running from src/, as the in-process tests do).
  */
-export function builtDemoImage(): Uint8Array | undefined {
-  try {
-    return readFileSync(new URL(`./${DEMO_IMAGE_FILE}`, import.meta.url));
-  } catch {
-    return undefined;
-  }
+export function builtDemoImage(): string | undefined {
+  const file = fileURLToPath(new URL(`./${DEMO_IMAGE_FILE}`, import.meta.url));
+  return existsSync(file) ? file : undefined;
 }

@@ -2,7 +2,7 @@
  * The sandbox's data model (service-interface.md resources, decisions.md §3–§4).
  *
  * Conventions: timestamps are ISO 8601 text (`Date#toISOString()`); columns declared `BOOLEAN` hold 0/1;
- * every table has a rowid (no WITHOUT ROWID: the state journal notices changes through SQLite's update hook);
+ * every table has a rowid;
  * columns declared `JSON_TEXT` hold JSON (TEXT affinity). `decodeRow` in db.ts maps both back, using
  * BOOLEAN_COLUMNS / JSON_COLUMNS below (a unit test checks they match the DDL).
  */
@@ -359,7 +359,7 @@ CREATE TABLE live_notes (
 /**
  * Version 4: indexes for keyset paging (note lists newest first, per workspace and per folder; wiki pages by
  * name); request_log leaves the state file (it lives in memory, TEMP_SCHEMA) so that reads do not change
- * the state; state_meta holds the journal generation the snapshot includes (db.ts).
+ * the state; state_meta held the journal generation a notevox 0.1 snapshot included (emptied when old-state.ts converts one).
  */
 const SCHEMA_V4 = `
 DROP TABLE request_log;

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
-import { api, cleanEnv, FIXTURES, tail, timedGet, type BenchContext } from './lib.js';
+import { api, cleanEnv, cpuMs, FIXTURES, tail, timedGet, type BenchContext } from './lib.js';
 import { runLoad, type LoadResult } from './load.js';
 import { series } from './results.js';
 import { alternate, median, pairRatios, percentile } from './stats.js';
@@ -37,6 +37,7 @@ async function startBareHono(node: string, path: string, bodyFile: string): Prom
 }
 
 export async function run(ctx: BenchContext): Promise<void> {
+  await bulkCpu(ctx);
   const durationMs = ctx.quick ? 1000 : 3000;
   await ctx.runCase('get-note-rps', `GET note: sandbox vs bare hono (${CONNECTIONS} connections, ${durationMs / 1000} s bursts)`, ['http.getNote'], async () => {
     const sandbox = await ctx.sandbox();
@@ -74,6 +75,49 @@ export async function run(ctx: BenchContext): Promise<void> {
       };
     } finally {
       await bare.stop();
+      await sandbox.stop();
+    }
+  });
+}
+
+/**
+ * The sandbox's CPU per 1000-row word-memory bulk create (POST …/word-memories with 1000 entries, new each time),
+ * read from /proc/PID/stat around rounds of sequential requests, against the same requests' CPU for a GET
+ * of one note (the fixed cost of a request: HTTP, auth, routing).
+ */
+async function bulkCpu(ctx: BenchContext): Promise<void> {
+  const perRound = ctx.quick ? 10 : 40;
+  await ctx.runCase('bulk-cpu', `sandbox CPU per 1000-row word-memory create (${perRound} sequential requests per round) vs per GET note`, ['http.bulkCpu'], async () => {
+    const sandbox = await ctx.sandbox();
+    try {
+      if (cpuMs(sandbox.pid) === undefined) throw new Error('no /proc/PID/stat here: CPU cannot be read');
+      const key = sandbox.key('nvk_user_admin');
+      const list = await api<{ content: Array<{ guid?: string }> }>(sandbox.baseUrl, key, 'GET', `${buildPath(endpoint('notes.list'))}?size=1`);
+      const notePath = buildPath(endpoint('notes.get'), { noteGuid: list.content[0]!.guid! });
+      const wmUrl = `${sandbox.baseUrl}/v1/external/users/me/word-memories`;
+      let next = 0;
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const round = async (request: () => Promise<Response>) => {
+        const before = cpuMs(sandbox.pid)!;
+        for (let i = 0; i < perRound; i++) {
+          const res = await request();
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`status ${res.status}`);
+        }
+        return (cpuMs(sandbox.pid)! - before) / perRound;
+      };
+      const s = await alternate(
+        { pairs: ctx.pairs * 2, warmups: ctx.warmups },
+        () =>
+          round(() => {
+            const entries = Array.from({ length: 1000 }, () => ({ entry: `bench-${next++}`, subEntry: null }));
+            return fetch(wmUrl, { method: 'POST', headers, body: JSON.stringify({ entries }) });
+          }),
+        () => round(() => fetch(sandbox.baseUrl + notePath, { headers })),
+      );
+      ctx.report('http.bulkCpu', { value: median(s.a), detail: `GET note ${median(s.b).toFixed(2)} ms of CPU per request` });
+      return { a: series('CPU per 1000-row create', 'ms', s.a), b: series('CPU per GET note', 'ms', s.b) };
+    } finally {
       await sandbox.stop();
     }
   });

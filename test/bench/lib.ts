@@ -112,6 +112,19 @@ export function shortCount(n: number): string {
 export const tail = (s: string, lines = 3) => s.trim().split('\n').slice(-lines).join(' | ');
 
 /** VmHWM (peak resident set) of a running process in MB; undefined off Linux or once it is gone. */
+/** CPU time (user + system) a running process has used so far, in ms; undefined off Linux or once it is gone. */
+export function cpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of /proc/PID/stat (11 and 12 after the name), in clock ticks (100 per second on Linux)
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 export function vmHwmMb(pid: number | undefined): number | undefined {
   if (!pid) return undefined;
   try {
@@ -285,7 +298,7 @@ export interface BenchContext {
   /** An environment for the CLI: no colour, non-interactive, an empty config dir, plus `extra`. */
   cliEnv(extra?: Record<string, string>): NodeJS.ProcessEnv;
   /** A sandbox of the measured checkout, stopped when the run ends (or by `stop()`). */
-  sandbox(args?: string[]): Promise<Sandbox>;
+  sandbox(args?: string[], env?: Record<string, string>): Promise<Sandbox>;
   /** The cached seed world of `notes` notes (generated on first use). */
   world(notes: number): Promise<WorldInfo>;
   /**
@@ -331,8 +344,8 @@ export function createContext(bench: string, opts: ContextOptions, hooks: Contex
     log,
     tempDir,
     cliEnv,
-    async sandbox(args = []) {
-      const sb = await startSandbox(opts.node, bin, cliEnv(), args);
+    async sandbox(args = [], env = {}) {
+      const sb = await startSandbox(opts.node, bin, cliEnv(env), args);
       const stop = sb.stop;
       const tracked: Sandbox = {
         ...sb,

@@ -1,7 +1,7 @@
 // Sandbox start on a big seed: `notevox sandbox start --seed <100k notes, 1M word memories>` from spawn to its
 // JSON line (the sandbox answers from then on), and its peak RSS at that moment, paired with a start on the
 // built-in demo seed (the fixed cost of starting at all).
-import { shortCount, type BenchContext } from './lib.js';
+import { shortCount, timeNodeSync, type BenchContext } from './lib.js';
 import { series } from './results.js';
 import { alternate, median } from './stats.js';
 
@@ -34,5 +34,55 @@ export async function run(ctx: BenchContext): Promise<void> {
       peakRssMb: rss.big.length ? { [`${label} (max at ready)`]: Math.max(...rss.big), 'demo seed (max at ready)': Math.max(...rss.demo) } : {},
       info: rss.big.length ? { [`RSS at ready, ${label}, MB`]: rss.big.map((x) => x.toFixed(0)).join(' ') } : {},
     };
+  });
+  await runCache(ctx, world, label);
+}
+
+/** First start against reading and parsing the same file; then the second start of it, its database cached. */
+export async function runCache(ctx: BenchContext, world: { file: string; bytes: number }, label: string): Promise<void> {
+  const parse = ['-e', `JSON.parse(require('node:fs').readFileSync(${JSON.stringify(world.file)}, 'utf8'))`];
+  await ctx.runCase('vs-parse', `first sandbox start on the ${label} seed vs reading and JSON.parse of that file (one process each)`, ['seed.vsParse'], async () => {
+    const s = await alternate(
+      { pairs: ctx.pairs, warmups: ctx.warmups },
+      async () => {
+        const sb = await ctx.sandbox(['--seed', world.file]); // a fresh cache directory each time: nothing cached
+        try {
+          return sb.startMs / 1000;
+        } finally {
+          await sb.stop();
+        }
+      },
+      () => timeNodeSync(ctx.node, parse, process.env) / 1000,
+    );
+    ctx.report('seed.vsParse', { value: median(s.a.map((x, i) => x / s.b[i])) });
+    return { a: series(`first start, ${label}`, 's', s.a), b: series('read + JSON.parse', 's', s.b) };
+  });
+  await ctx.runCase('cached', `second sandbox start on the ${label} seed (its database cached) vs a start on the demo seed`, ['seed.cached'], async () => {
+    const cache = ctx.tempDir();
+    const env = { NOTEVOX_CACHE_DIR: cache };
+    await (await ctx.sandbox(['--seed', world.file], env)).stop(); // the first start builds the cache entry
+    const rss: number[] = [];
+    const s = await alternate(
+      { pairs: ctx.pairs, warmups: ctx.warmups },
+      async (i) => {
+        const sb = await ctx.sandbox(['--seed', world.file], env);
+        try {
+          if (i >= 0 && sb.readyRssMb !== undefined) rss.push(sb.readyRssMb);
+          return sb.startMs / 1000;
+        } finally {
+          await sb.stop();
+        }
+      },
+      async () => {
+        const sb = await ctx.sandbox([]);
+        try {
+          return sb.startMs / 1000;
+        } finally {
+          await sb.stop();
+        }
+      },
+    );
+    ctx.report('seed.cached', { value: median(s.a), detail: rss.length ? `RSS at ready ${Math.max(...rss).toFixed(0)} MB` : undefined });
+    return { a: series(`cached start, ${label}`, 's', s.a), b: series('start, demo seed', 's', s.b), peakRssMb: rss.length ? { 'cached start (max at ready)': Math.max(...rss) } : {} };
   });
 }

@@ -3,7 +3,11 @@
 // can do starts faster). Peak RSS of each comes from one extra, untimed run. `notes get` runs with Node's compile
 // cache warm (the target) and cold.
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
-import { api, runNode, timeNodeSync, type BenchContext } from './lib.js';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { api, cleanEnv, FIXTURES, runNode, timeNodeSync, type BenchContext } from './lib.js';
 import { series } from './results.js';
 import { alternate, median } from './stats.js';
 
@@ -37,6 +41,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     });
 
   const env = ctx.cliEnv();
+  await sandboxStart(ctx, pairs, warmups);
   await measure('version', '--version', 'startup.version', ['--version'], env);
   await measure('help', '--help', 'startup.help', ['--help'], env);
   await measure('notes-list-help', 'notes list --help', 'startup.notesListHelp', ['notes', 'list', '--help'], env);
@@ -74,4 +79,36 @@ export async function run(ctx: BenchContext): Promise<void> {
     return { a: series('notevox notes get (cold cache)', 'ms', s.a), b: series('node -e 0', 'ms', s.b) };
   });
   await measure('auth-status', 'auth status', 'startup.authStatus', ['auth', 'status'], withKey);
+}
+
+/** ms from spawn to the first stdout line of `node <args>` (the process is then stopped). */
+async function timeToFirstLine(node: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const started = performance.now();
+  const child = spawn(node, args, { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      createInterface({ input: child.stdout }).once('line', () => resolve());
+      child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code} before its first line`)));
+    });
+    return performance.now() - started;
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/** Demo-seed `sandbox start` to its JSON line (listening) against the bare hono app of the http bench to its own. */
+async function sandboxStart(ctx: BenchContext, pairs: number, warmups: number): Promise<void> {
+  await ctx.runCase('sandbox-start', '`sandbox start` (demo seed) to listening vs a bare hono app to listening', ['startup.sandbox'], async () => {
+    const body = join(ctx.tempDir(), 'body.json');
+    writeFileSync(body, '{"ok":true}');
+    const s = await alternate(
+      { pairs, warmups },
+      () => timeToFirstLine(ctx.node, [ctx.bin, 'sandbox', 'start', '--port', '0', '--json'], ctx.cliEnv()),
+      () => timeToFirstLine(ctx.node, [join(FIXTURES, 'bare-hono.mjs'), '/x', body], cleanEnv()),
+    );
+    ctx.report('startup.sandbox', { value: median(s.a.map((x, i) => x / s.b[i])) });
+    return { a: series('sandbox start (demo seed)', 'ms', s.a), b: series('bare hono app', 'ms', s.b) };
+  });
 }

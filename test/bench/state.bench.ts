@@ -39,6 +39,7 @@ async function settled(dir: string, timeoutMs: number): Promise<number> {
 }
 
 export async function run(ctx: BenchContext): Promise<void> {
+  await restart(ctx);
   const notes = ctx.quick ? 5000 : 100_000;
   const rate = ctx.quick ? 100 : 200;
   const durationMs = ctx.quick ? 2000 : 5000;
@@ -96,4 +97,46 @@ export async function run(ctx: BenchContext): Promise<void> {
       };
     },
   );
+}
+
+/** Restart on the big world's state file (seeded once, stopped cleanly): time to listening and RSS then, against a demo start. */
+async function restart(ctx: BenchContext): Promise<void> {
+  const notes = ctx.quick ? 5000 : 100_000;
+  const world = await ctx.world(notes);
+  await ctx.runCase('restart', `restart on the ${shortCount(notes)}-note world's state file vs a start on the demo seed`, ['state.restart', 'state.restartRss'], async () => {
+    const stateDir = ctx.tempDir();
+    const file = join(stateDir, 'state.db');
+    ctx.log('seeding a state file with the big world …');
+    await (await ctx.sandbox(['--seed', world.file, '--state', file])).stop();
+    const stateMb = sizeOf(stateDir) / 1e6;
+    const rss: number[] = [];
+    const s = await alternate(
+      { pairs: ctx.pairs, warmups: ctx.warmups },
+      async (i) => {
+        const sb = await ctx.sandbox(['--state', file]);
+        try {
+          if (i >= 0 && sb.readyRssMb !== undefined) rss.push(sb.readyRssMb);
+          return sb.startMs / 1000;
+        } finally {
+          await sb.stop();
+        }
+      },
+      async () => {
+        const sb = await ctx.sandbox([]);
+        try {
+          return sb.startMs / 1000;
+        } finally {
+          await sb.stop();
+        }
+      },
+    );
+    ctx.report('state.restart', { value: median(s.a), detail: `state ${stateMb.toFixed(0)} MB` });
+    ctx.report('state.restartRss', rss.length ? { value: Math.max(...rss), detail: `max of ${rss.length} restarts` } : { value: null, detail: 'no RSS reading (not Linux?)' });
+    return {
+      a: series('restart with --state', 's', s.a),
+      b: series('start, demo seed', 's', s.b),
+      peakRssMb: rss.length ? { 'restart (max at ready)': Math.max(...rss) } : {},
+      info: { 'state on disk, MB': stateMb.toFixed(1) },
+    };
+  });
 }

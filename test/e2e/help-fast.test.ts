@@ -101,6 +101,7 @@ describe('the launcher answers help without the bundle', () => {
       expect(lines[1]).toContain(`node ${process.version} (v8 ${process.versions.v8})`);
       expect(lines[2]).toContain(`platform ${process.platform} ${process.arch}`);
       expect(lines[3]).toBe(`installed at ${dir}/`);
+      expect(lines[4]).toBe('supported Node.js 22 (22.13 or newer), 24 and newer');
     }
   });
 });

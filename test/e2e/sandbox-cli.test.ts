@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IMAGE_FILE } from '../../src/sandbox/demo-image.js';
 import { DEMO_KEYS, DEMO_NOTES } from '../../src/sandbox/demo-seed.js';
+import { nodeSqlite } from '../../src/sandbox/sqlite.js';
 import { BIN } from '../helpers/cli.js';
 import { runCliInProcess as runCli } from '../helpers/run-command.js';
 
@@ -96,14 +97,16 @@ describe('notevox sandbox start', () => {
       expect(legacy.status).toBe(200);
       expect(legacy.headers.get('x-ratelimit-limit')).toBe('5');
 
-      // a change is on disk (in the state file's journal) by the time it is answered
+      // a change is in the state file (its WAL) by the time it is answered: another connection sees it
       const renamed = await get(`/v1/external/notes/${DEMO_NOTES.roadmapReview}?updateMask=title`, token(DEMO_KEYS.admin), {
         method: 'PATCH',
         body: JSON.stringify({ title: 'Saved while running' }),
         headers: { 'content-type': 'application/json' },
       });
       expect(renamed.status).toBe(200);
-      expect(readFileSync(`${state}.journal`).includes('Saved while running')).toBe(true);
+      const reader = new (nodeSqlite().DatabaseSync)(state, { readOnly: true });
+      expect(reader.prepare('SELECT title FROM notes WHERE guid = ?').get(DEMO_NOTES.roadmapReview)).toEqual({ title: 'Saved while running' });
+      reader.close();
       await get('/v1/external/auth/me', `${DEMO_KEYS.member.id}.${DEMO_KEYS.admin.secret}`);
     } finally {
       code = await sb.stop('SIGTERM');
@@ -115,7 +118,7 @@ describe('notevox sandbox start', () => {
     expect(err).toMatch(/GET \/v1\/external\/auth\/me 401 \d+ms key=-/);
     expect(err).toContain('shutting down');
     expectNoSecrets(err);
-    // on shutdown the journal is folded into the state file; atomic writes leave no temporary file behind
+    // on shutdown the WAL is checkpointed into the state file and removed: nothing is left beside it
     expect(readdirSync(dir).filter((f) => f.startsWith('state.db'))).toEqual(['state.db']);
     if (hasSqlite3) {
       expect(sqlite(state, 'PRAGMA integrity_check')).toBe('ok');

@@ -778,7 +778,7 @@ describe('state file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'notevox-state-'));
     const sb = await inProcessSandbox({ stateFile: join(dir, 'state.db') });
     try {
-      // The journal's sync is held until released: a write is not answered meanwhile, a read is.
+      // Db.flush (the point where a write is durable) is held until released: a write is not answered meanwhile, a read is.
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
       const flush = sb.db.flush.bind(sb.db);

@@ -63,7 +63,7 @@ class Loader {
 
   /**
    * One prepared INSERT per table and column list, reused for every row (bound from an array, stepped,
-   * reset; db.ts bulk). Measured in sql.js on a million rows against INSERT … SELECT over json_each batches:
+   * reset; db.ts bulk). Measured (in sql.js, before node:sqlite) on a million rows against INSERT … SELECT over json_each batches:
    * a reused statement bound from arrays costs the least CPU. Word memories go in many rows per statement
    * (wordMemories()). Rows go in the order the loader writes them, parents before children.
    */
@@ -120,7 +120,7 @@ class Loader {
 
   /**
    * Word memories, the biggest table of a big seed: WORD_MEMORY_ROWS rows per statement (bound from one
-   * array), the rest one by one. Measured in sql.js on 300k rows: about 15 % less CPU than a statement per row,
+   * array), the rest one by one. Measured (in sql.js, before node:sqlite) on 300k rows: about 15 % less CPU than a statement per row,
    * whose fixed cost (bind, step, reset and SQLite's statement start and AUTOINCREMENT bookkeeping) is then
    * paid once per batch. Same rows, same order, same ids.
    */
@@ -342,6 +342,11 @@ export async function readSeedFile(path: string): Promise<unknown> {
     const code = (e as NodeJS.ErrnoException).code;
     throw new UsageError(code === 'ENOENT' ? `seed file ${path} not found` : `cannot read seed file ${path}: ${(e as Error).message}`);
   }
+  return parseSeedText(raw, path);
+}
+
+/** A seed file's text as JSON; errors name the file and, for bad JSON, the line and column. */
+export function parseSeedText(raw: string, path: string): unknown {
   try {
     return JSON.parse(raw.replace(/^\uFEFF/, ''));
   } catch (e) {

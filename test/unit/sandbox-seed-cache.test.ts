@@ -1,0 +1,75 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { demoSeed } from '../../src/sandbox/demo-seed.js';
+import { prepareSandbox } from '../../src/sandbox/server.js';
+import { nodeSqlite } from '../../src/sandbox/sqlite.js';
+
+/** `sandbox start --seed FILE`: the built seed database is cached by the file's content (seed/cache.ts). */
+
+let dir: string;
+let cache: string;
+let seedFile: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'notevox-seed-cache-'));
+  cache = join(dir, 'cache');
+  seedFile = join(dir, 'seed.json');
+  // The demo seed, pretty-printed (the apiKeys array is found at its place in the file) and with a key of its own.
+  writeFileSync(seedFile, JSON.stringify({ ...demoSeed, apiKeys: [...demoSeed.apiKeys!, { id: 'k_own', secret: 'sk_own_secret_0001', type: 'USER', userId: demoSeed.apiKeys![0].userId }] }, null, 2));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function started(opts: { stateFile?: string; seedCacheDir?: string } = {}) {
+  const sb = await prepareSandbox({ seedFile, rateLimit: '0', log: () => {}, ...opts });
+  try {
+    const own = sb.keys.find((k) => k.id === 'k_own');
+    const res = await sb.app.request('/v1/external/users/me/word-memories', { headers: { authorization: `Bearer k_own.sk_own_secret_0001` } });
+    const marker = sb.db.get<{ n: number }>("SELECT count(*) AS n FROM organizations WHERE id = 'org_marker'")!.n;
+    return { own, status: res.status, marker, reloaded: sb.reloaded };
+  } finally {
+    await sb.shutdown();
+  }
+}
+
+/** Put a row into every cached database, to tell a start that opened one from a start that loaded the seed. */
+function markCache(): void {
+  for (const f of readdirSync(cache).filter((x) => x.endsWith('.sqlite'))) {
+    const db = new (nodeSqlite().DatabaseSync)(join(cache, f));
+    db.exec("INSERT INTO organizations (id, name, created_at) VALUES ('org_marker', 'Marker', '2026-01-01T00:00:00.000Z')");
+    db.close();
+  }
+}
+
+describe('the seed cache', () => {
+  it('builds the seed database on the first start and opens a copy of it on the next, with the seed file\'s keys', async () => {
+    const first = await started({ seedCacheDir: cache });
+    expect(first).toMatchObject({ status: 200, marker: 0, reloaded: false });
+    expect(first.own).toMatchObject({ id: 'k_own', secret: 'sk_own_secret_0001' });
+    const files = readdirSync(cache).sort();
+    expect(files).toHaveLength(2);
+    expect(files[0]).toMatch(/^[0-9a-f]{40}\.json$/);
+    expect(files[1]).toMatch(/^[0-9a-f]{40}\.sqlite$/);
+    markCache();
+
+    const second = await started({ seedCacheDir: cache });
+    expect(second).toMatchObject({ status: 200, marker: 1, reloaded: false });
+    expect(second.own).toMatchObject({ id: 'k_own', secret: 'sk_own_secret_0001' });
+    // The cache holds no secret in clear: only the seed file does.
+    for (const f of readdirSync(cache)) expect(readFileSync(join(cache, f)).includes('sk_own_secret_0001')).toBe(false);
+
+    // A state file starts as a copy of the cached database too; the cache is not changed by the sandbox's writes.
+    const withState = await started({ seedCacheDir: cache, stateFile: join(dir, 'state.sqlite') });
+    expect(withState).toMatchObject({ status: 200, marker: 1 });
+    expect(withState.own).toMatchObject({ secret: 'sk_own_secret_0001' });
+  });
+
+  it('builds anew when the seed file changes, and is skipped without a cache directory (--no-seed-cache)', async () => {
+    await started({ seedCacheDir: cache });
+    markCache();
+    writeFileSync(seedFile, JSON.stringify({ ...demoSeed, apiKeys: [...demoSeed.apiKeys!, { id: 'k_own', secret: 'sk_own_secret_0001', type: 'USER', userId: demoSeed.apiKeys![0].userId }] }));
+    expect(await started({ seedCacheDir: cache })).toMatchObject({ marker: 0 });
+    expect(readdirSync(cache).filter((f) => f.endsWith('.sqlite'))).toHaveLength(2);
+    expect(await started()).toMatchObject({ marker: 0, status: 200 });
+  });
+});
