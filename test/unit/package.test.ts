@@ -96,7 +96,7 @@ describe('the npm package', () => {
     expect(existsSync(join(ROOT, 'dist', 'cli.js'))).toBe(true);
   });
 
-  it('npm pack ships bin, dist, completions, docs, README and LICENSE, and nothing else, under 3 MB unpacked', () => {
+  it('npm pack ships bin, dist, completions, docs, README and LICENSE, and nothing else, under 4 MB unpacked', () => {
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const [report] = JSON.parse(out) as Array<{ unpackedSize: number; files: Array<{ path: string }> }>;
     const paths = report.files.map((f) => f.path);
@@ -106,6 +106,8 @@ describe('the npm package', () => {
     // Every file of dist/ (the bundle, its chunks, the generated help) and of the other directories is in.
     const expected = ['bin', 'dist', 'completions', 'docs'].flatMap((d) => walk(join(ROOT, d)).map((f) => `${d}/${f}`));
     expect(paths.filter((p) => p.includes('/')).sort()).toEqual(expected.sort());
-    expect(report.unpackedSize).toBeLessThan(3 * 1024 * 1024);
+    // 4 MB since the MCP server (its SDK bundled, ~0.3 MB) and undici through its public entry point (~0.7 MB, where
+    // deep imports of its internals took 0.3 MB) came in; the bound still catches a source map or a stray directory.
+    expect(report.unpackedSize).toBeLessThan(4 * 1024 * 1024);
   });
 });
