@@ -6,7 +6,7 @@
 __notevox_subcommands() {
   __notevox_r=
   case "$1" in
-    '') __notevox_r='api auth completion config folders help notes org profile sandbox scopes templates voice webhooks wiki wm workspaces' ;;
+    '') __notevox_r='api auth completion config doctor folders help notes org profile sandbox scopes templates voice webhooks wiki wm workspaces' ;;
     'api ') __notevox_r='spec' ;;
     'auth ') __notevox_r='help login logout status switch' ;;
     'config ') __notevox_r='get help list set unset' ;;
@@ -35,6 +35,7 @@ __notevox_options() {
     'api ') __notevox_r='-F --field -H --header -i --include --input --paginate -f --raw-field' ;;
     'api spec ') __notevox_r='-F --field -H --header -i --include --input --paginate -f --raw-field' ;;
     'auth login ') __notevox_r='--with-key' ;;
+    'doctor ') __notevox_r='--for --no-network' ;;
     'folders create ') __notevox_r='--color --description --member --parent --sharing --workspace' ;;
     'folders delete ') __notevox_r='-y --yes' ;;
     'folders list ') __notevox_r='--tree --workspace' ;;
@@ -219,6 +220,7 @@ __notevox_value() {
     'api '*'|-H'|'api '*'|--header') ;;
     'api '*'|--input') ;;
     'api '*'|-f'|'api '*'|--raw-field') ;;
+    'doctor '*'|--for') ;;
     ''*'|--base-url') ;;
     ''*'|--fields') ;;
     ''*'|--max-retries') ;;

@@ -21,7 +21,7 @@ const entryPoints = ['src/cli.ts'];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (path) => new URL(`../${path}`, import.meta.url);
-const { version, dependencies } = JSON.parse(readFileSync(at('package.json'), 'utf8'));
+const { version, dependencies, engines } = JSON.parse(readFileSync(at('package.json'), 'utf8'));
 
 rmSync(at('dist'), { recursive: true, force: true });
 rmSync(at('build'), { recursive: true, force: true });
@@ -61,7 +61,7 @@ const esbuilt = await build({
   minifySyntax: true,
   // A `require` for CommonJS interop inside the ESM chunks (aliased so it cannot clash with bundled imports).
   banner: { js: "import { createRequire as __notevoxCreateRequire } from 'node:module'; const require = __notevoxCreateRequire(import.meta.url);" },
-  define: { __NOTEVOX_VERSION__: JSON.stringify(version) },
+  define: { __NOTEVOX_VERSION__: JSON.stringify(version), __NOTEVOX_NODE_ENGINES__: JSON.stringify(engines.node) },
   plugins: [lazyChildProcess],
   metafile: true,
   logLevel: 'warning',

@@ -122,7 +122,7 @@ export function createContext(deps: ContextDeps): Context {
       baseUrl: validateBaseUrl(o.baseUrl),
       apiKey: o.apiKey,
       timeoutMs: timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined,
-      maxRetries: maxRetries !== undefined ? Math.floor(maxRetries) : undefined,
+      maxRetries: o.maxRetries ?? (maxRetries !== undefined ? Math.floor(maxRetries) : undefined),
       debug: Boolean(globals.debug) || (env.NOTEVOX_DEBUG ?? '').split(',').map((v) => v.trim()).includes('api'),
       log: (line) => io.err(line + '\n'),
       env,

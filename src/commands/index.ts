@@ -4,6 +4,7 @@ import { registerApi } from './api/index.js';
 import { registerAuth } from './auth/index.js';
 import { registerCompletion } from './completion/index.js';
 import { registerConfig } from './config/index.js';
+import { registerDoctor } from './doctor/index.js';
 import { registerNotes } from './notes/index.js';
 import { registerSandbox } from './sandbox/index.js';
 import { registerFolders } from './folders/index.js';
@@ -29,4 +30,5 @@ export function registerCommands(program: Command, r: Registry): void {
   registerWebhooks(program, r);
   registerSandbox(program, r);
   registerCompletion(program, r);
+  registerDoctor(program, r);
 }
