@@ -9,7 +9,7 @@
 // dist/ holds only what runs: no source maps. A metafile of dist/ in esbuild's format goes to build/meta.json (tests read it), and
 // dist/help/ gets the help of every command for the launcher's fast path (src/help/).
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { rollup } from 'rollup';
 import { readFile } from 'node:fs/promises';
@@ -23,7 +23,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (path) => new URL(`../${path}`, import.meta.url);
 const { version, dependencies, engines } = JSON.parse(readFileSync(at('package.json'), 'utf8'));
 
-rmSync(at('dist'), { recursive: true, force: true });
+// dist/exe/ (`npm run build:exe`, 100+ MB, slow to make) outlives a rebuild of the bundle; everything else goes.
+for (const entry of existsSync(at('dist')) ? readdirSync(at('dist')) : []) if (entry !== 'exe') rmSync(at(`dist/${entry}`), { recursive: true, force: true });
 rmSync(at('build'), { recursive: true, force: true });
 mkdirSync(at('build'));
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { embeddedAsset } from '../assets.js';
 import { openDatabase } from './db.js';
 import { demoSeed } from './demo-seed.js';
 import { loadSeed } from './seed/load.js';
@@ -28,6 +29,8 @@ export async function buildDemoImage(): Promise<Uint8Array> {
  * (running from src/, as the in-process tests do).
  */
 export function builtDemoImage(): Uint8Array | undefined {
+  const embedded = embeddedAsset(DEMO_IMAGE_FILE); // the single-file executable carries it (scripts/build-exe.mjs)
+  if (embedded) return embedded;
   try {
     return readFileSync(new URL(`./${DEMO_IMAGE_FILE}`, import.meta.url));
   } catch {
