@@ -7,7 +7,9 @@
 // Plain JavaScript with no recent syntax, so that an old Node still reaches the version check.
 import { existsSync, readFileSync } from 'node:fs';
 
-const MIN_NODE = [20, 19];
+/** The oldest Node.js notevox runs on: node:sqlite without a flag (package.json engines; README, Supported Node.js versions). */
+const MIN_NODE = [22, 13];
+const SUPPORTED = 'Node.js 22 (22.13 or newer), 24 and newer';
 const args = process.argv.slice(2);
 
 function version() {
@@ -20,7 +22,8 @@ async function verboseVersion() {
   const { fileURLToPath } = await import('node:url');
   return [
     'notevox ' + version(),
-    'node ' + process.version + ' (v8 ' + process.versions.v8 + ')',
+    'node ' + process.version + ' (v8 ' + process.versions.v8 + ')' + (supported() ? '' : ' (not supported)'),
+    'supported ' + SUPPORTED,
     'platform ' + process.platform + ' ' + process.arch + ' (' + os.type() + ' ' + os.release() + ')',
     'installed at ' + fileURLToPath(new URL('..', import.meta.url)),
   ].join('\n') + '\n';
@@ -55,12 +58,16 @@ function print(text) {
   return 0;
 }
 
+function supported() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  return major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+}
+
 async function run() {
   if (args.length === 1 && isVersionFlag(args[0])) return print('notevox ' + version() + '\n');
   if (args.length === 2 && args.includes('--verbose') && args.some(isVersionFlag)) return print(await verboseVersion());
-  const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
-    process.stderr.write('notevox: Node.js ' + MIN_NODE.join('.') + ' or newer is required; this is ' + process.version + '\n');
+  if (!supported()) {
+    process.stderr.write('notevox: this is Node.js ' + process.version + '; notevox needs Node.js ' + MIN_NODE.join('.') + ' or newer: install a current Node.js LTS (https://nodejs.org) and run notevox with it\n');
     return 1;
   }
   if (mayBeHelp()) {

@@ -55,7 +55,7 @@ const esbuilt = await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20.19',
+  target: 'node22.13',
   external: Object.keys(dependencies),
   // Less for Node to read and compile at each start; names are kept, so stack traces stay readable.
   minifyWhitespace: true,
@@ -145,7 +145,7 @@ const fast = await build({
   bundle: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20.19',
+  target: 'node22.13',
   minifyWhitespace: true,
   minifySyntax: true,
   metafile: true,
@@ -169,7 +169,7 @@ await build({
   bundle: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20.19',
+  target: 'node22.13',
   logLevel: 'warning',
 });
 const { helpFiles } = await import(pathToFileURL(`${root}build/help-model.js`).href);
@@ -187,13 +187,13 @@ await build({
   bundle: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20.19',
+  target: 'node22.13',
   external: Object.keys(dependencies),
   logLevel: 'warning',
 });
 const { buildDemoImage, DEMO_IMAGE_FILE } = await import(pathToFileURL(`${root}build/demo-image.js`).href);
-const demoImage = await buildDemoImage();
-writeFileSync(at(`dist/chunks/${DEMO_IMAGE_FILE}`), demoImage);
+await buildDemoImage(fileURLToPath(at(`dist/chunks/${DEMO_IMAGE_FILE}`)));
+const demoImage = readFileSync(at(`dist/chunks/${DEMO_IMAGE_FILE}`));
 
 const outputs = Object.entries(metafile.outputs);
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;

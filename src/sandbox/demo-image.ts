@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { embeddedAsset } from '../assets.js';
+import { fileURLToPath } from 'node:url';
 import { openDatabase } from './db.js';
 import { demoSeed } from './demo-seed.js';
 import { loadSeed } from './seed/load.js';
@@ -13,27 +14,24 @@ import { loadSeed } from './seed/load.js';
  */
 export const DEMO_IMAGE_FILE = 'demo-seed.db';
 
-/** The demo seed's database as SQLite file bytes. */
-export async function buildDemoImage(): Promise<Uint8Array> {
+/** Write the demo seed's database to `file` (VACUUM INTO: a compact SQLite file; `file` must not exist). */
+export async function buildDemoImage(file: string): Promise<void> {
   const db = await openDatabase();
   try {
     loadSeed(db, demoSeed, 'demo seed');
-    return db.export();
+    db.saveTo(file);
   } finally {
     await db.close();
   }
 }
 
 /**
- * The file the build wrote beside the chunk that holds this module (dist/chunks/), or undefined where there is none
- * (running from src/, as the in-process tests do).
+ * The file the build wrote beside the chunk that holds this module (dist/chunks/), or its bytes inside the single-file
+ * executable, or undefined where there is none (running from src/, as the in-process tests do).
  */
-export function builtDemoImage(): Uint8Array | undefined {
+export function builtDemoImage(): string | Uint8Array | undefined {
   const embedded = embeddedAsset(DEMO_IMAGE_FILE); // the single-file executable carries it (scripts/build-exe.mjs)
   if (embedded) return embedded;
-  try {
-    return readFileSync(new URL(`./${DEMO_IMAGE_FILE}`, import.meta.url));
-  } catch {
-    return undefined;
-  }
+  const file = fileURLToPath(new URL(`./${DEMO_IMAGE_FILE}`, import.meta.url));
+  return existsSync(file) ? file : undefined;
 }

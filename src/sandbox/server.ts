@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { registerFlagEndpoints, webhookUrlProblem, WEBHOOK_SECRET_PATTERN, WEBHO
 import { LiveNotes } from './events/live.js';
 import { hashSecret } from './ids.js';
 import { VERSION } from '../version.js';
+import { cachedSeed } from './seed/cache.js';
 import { loadSeed, readSeedFile, type SeededKey, type SeedSummary } from './seed/load.js';
 import type { Clock, SandboxRuntime } from './types.js';
 
@@ -48,6 +49,8 @@ export interface SandboxOptions {
   webhookPace?: number;
   /** `--control-token-file` / NOTEVOX_SANDBOX_CONTROL_TOKEN: the control API needs it as Bearer value. */
   controlToken?: string;
+  /** Where built seed databases are cached by the seed file's content (seed/cache.ts); none: no cache (`--no-seed-cache`). */
+  seedCacheDir?: string;
 }
 
 export interface RunningSandbox {
@@ -82,8 +85,8 @@ export function makeClock(nowIso?: string): Clock {
  * The keys of a reloaded state whose secrets are known: the state keeps only salted hashes, but the demo
  * seed's secrets are public, so a demo key that still verifies is printed again. Others are left out.
  */
-function knownStoredKeys(db: Db): SeedSummary['keys'] {
-  const demo = new Map((demoSeed.apiKeys ?? []).map((k) => [k.id, k.secret]));
+function knownStoredKeys(db: Db, secrets: Map<string, string> = new Map((demoSeed.apiKeys ?? []).map((k) => [k.id, k.secret]))): SeedSummary['keys'] {
+  const demo = secrets;
   const rows = db.all<{ id: string; type: SeededKey['type']; label: string | null; status: SeededKey['status']; workspace_guid: string | null; scopes: string; secret_salt: string; secret_hash: string }>(
     'SELECT id, type, label, status, workspace_guid, scopes, secret_salt, secret_hash FROM api_keys ORDER BY rowid',
   );
@@ -116,8 +119,8 @@ function checkEventOptions(opts: SandboxOptions): void {
  * demo-seed database this process loaded. A sandbox without a seed file or a stored state starts as a copy of it (a
  * few ms, where checking and inserting the seed again took 50–400 ms). null: looked for, none yet.
  */
-let demoImage: Uint8Array | null | undefined;
-function demoImageBytes(): Uint8Array | undefined {
+let demoImage: string | Uint8Array | null | undefined;
+function demoImageBytes(): string | Uint8Array | undefined {
   if (demoImage === undefined) demoImage = builtDemoImage() ?? null;
   return demoImage ?? undefined;
 }
@@ -131,19 +134,20 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const faults = opts.faults ? new FaultInjector(parseFaultSpec(opts.faults), opts.faultSeed ?? Date.now()) : null;
   let keys: SeedSummary['keys'] = [];
   let empty = true;
-  // A seed file is read and parsed while sql.js compiles (in the background); its errors still come after
-  // the state file's (awaited only in init).
-  const seedRead = opts.seedFile ? readSeedFile(opts.seedFile) : undefined;
+  // A seed file with a state file that already holds data is refused (in init); otherwise the seed's database
+  // comes from the seed cache (built there on its first use), or is loaded here (no cache).
+  const stateHeld = opts.stateFile !== undefined && existsSync(opts.stateFile) && statSync(opts.stateFile).size > 0;
+  const cached = opts.seedFile && opts.seedCacheDir && !stateHeld ? await cachedSeed(opts.seedFile, opts.seedCacheDir, knownStoredKeys) : undefined;
+  const seedRead = opts.seedFile && !cached ? readSeedFile(opts.seedFile) : undefined;
   seedRead?.catch(() => {});
-  // The seed goes into the state file's first snapshot, not into its journal.
   const db = await openDatabase({
     stateFile: opts.stateFile,
-    onError: (e) => log(`sandbox: ${e.message}`),
-    image: opts.seedFile ? undefined : demoImageBytes(),
+    log,
+    image: cached ? cached.image : opts.seedFile ? undefined : demoImageBytes(),
     init: async (db, { fromImage }) => {
-      // A fresh copy of the demo seed: its keys are the demo keys, found as on a reloaded state.
+      // A copy of a built seed: the demo seed's keys are the demo keys, found as on a reloaded state.
       if (fromImage) {
-        keys = knownStoredKeys(db);
+        keys = cached ? cached.keys : knownStoredKeys(db);
         return;
       }
       empty = (db.get<{ n: number }>('SELECT count(*) AS n FROM organizations')?.n ?? 0) === 0;

@@ -61,13 +61,13 @@ function runtimeImports(meta: Metafile): { packages: Set<string>; problems: stri
 describe('the npm package', () => {
   const meta = JSON.parse(readFileSync(join(ROOT, 'build', 'meta.json'), 'utf8')) as Metafile;
 
-  it('is publishable: not private, MIT with a LICENSE file naming the notevox contributors, Node >= 20.19', () => {
+  it('is publishable: not private, MIT with a LICENSE file naming the notevox contributors, Node >= 22.13', () => {
     expect(pkg.private).toBeUndefined();
     expect(pkg.license).toBe('MIT');
     const license = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
     expect(license).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} notevox contributors\n/);
     expect(license).toContain('THE SOFTWARE IS PROVIDED "AS IS"');
-    expect(pkg.engines.node).toBe('>=20.19');
+    expect(pkg.engines.node).toBe('>=22.13');
     expect(pkg.bin).toEqual({ notevox: 'bin/notevox.js' });
   });
 

@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeRow, openDatabase } from '../../src/sandbox/db.js';
+import { nodeSqlite } from '../../src/sandbox/sqlite.js';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from '../../src/sandbox/schema.sql.js';
 
 let dir: string;
@@ -14,10 +14,10 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** A state file as the first schema version wrote it, holding one note with one paragraph. */
 async function versionOneFile(): Promise<string> {
-  const initSqlJs = createRequire(import.meta.url)('sql.js') as typeof import('sql.js');
-  const SQL = await initSqlJs();
-  const db = new SQL.Database();
-  db.exec('PRAGMA foreign_keys = ON');
+  // As notevox 0.1 (sql.js) wrote it: a rollback-journal database file, converted on open (old-state.ts).
+  const file = join(dir, 'v1.sqlite');
+  const db = new (nodeSqlite().DatabaseSync)(file);
+  db.exec('PRAGMA journal_mode = DELETE; PRAGMA foreign_keys = ON');
   db.exec(MIGRATIONS[0]);
   db.exec(`PRAGMA user_version = 1; PRAGMA application_id = ${APPLICATION_ID}`);
   db.exec(`
@@ -26,8 +26,6 @@ async function versionOneFile(): Promise<string> {
     INSERT INTO notes (guid, id, title, owner_user_id, source_type, created_at, updated_at) VALUES ('noteAAAAAAAA1', 1, 'N', 1, 'text', 't', 't');
     INSERT INTO paragraphs (uuid, note_guid, position, time_from, time_to, content) VALUES ('u1', 'noteAAAAAAAA1', 0, 't', 't', 'Hello.');
   `);
-  const file = join(dir, 'v1.sqlite');
-  await writeFile(file, db.export());
   db.close();
   return file;
 }

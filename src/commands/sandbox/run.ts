@@ -39,6 +39,8 @@ export async function start(ctx: Context, flags: Flags<typeof cmd.start>): Promi
   const { readSecret } = await import('../secret-file.js');
   const webhookSecret = await readSecret({ file: flags.webhookSecretFile, flag: '--webhook-secret-file', env: ctx.env, envName: 'NOTEVOX_SANDBOX_WEBHOOK_SECRET', what: 'webhook secret' });
   const controlToken = await readSecret({ file: flags.controlTokenFile, flag: '--control-token-file', env: ctx.env, envName: 'NOTEVOX_SANDBOX_CONTROL_TOKEN', what: 'control token' });
+  const { cacheDir } = await import('../wm/journal.js');
+  const { join } = await import('node:path');
   ctx.takeOverInterrupt();
   let sandbox;
   try {
@@ -59,6 +61,7 @@ export async function start(ctx: Context, flags: Flags<typeof cmd.start>): Promi
       webhookSecret,
       webhookPace,
       controlToken,
+      seedCacheDir: flags.seedCache === false ? undefined : join(cacheDir(ctx.env), 'sandbox-seeds'),
     });
   } catch (e) {
     if (e instanceof SandboxConfigError || e instanceof FaultSpecError || e instanceof RateLimitError) throw new UsageError((e as Error).message);

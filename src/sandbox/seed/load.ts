@@ -342,6 +342,11 @@ export async function readSeedFile(path: string): Promise<unknown> {
     const code = (e as NodeJS.ErrnoException).code;
     throw new UsageError(code === 'ENOENT' ? `seed file ${path} not found` : `cannot read seed file ${path}: ${(e as Error).message}`);
   }
+  return parseSeedText(raw, path);
+}
+
+/** A seed file's text as JSON; errors name the file and, for bad JSON, the line and column. */
+export function parseSeedText(raw: string, path: string): unknown {
   try {
     return JSON.parse(raw.replace(/^\uFEFF/, ''));
   } catch (e) {
