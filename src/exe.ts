@@ -4,7 +4,6 @@
  * the one the build chose), no help files beside it (commander answers --help from the bundle).
  */
 import { arch, platform, release, type } from 'node:os';
-import { main } from './cli.js';
 import { VERSION } from './version.js';
 
 function verboseVersion(): string {
@@ -18,10 +17,17 @@ function verboseVersion(): string {
 
 async function run(args: string[]): Promise<number> {
   const isVersion = (a: string) => a === '--version' || a === '-V';
+  if (args.length === 1 && isVersion(args[0])) {
+    process.stdout.write(`notevox ${VERSION}\n`);
+    return 0;
+  }
   if (args.length === 2 && args.includes('--verbose') && args.some(isVersion)) {
     process.stdout.write(verboseVersion());
     return 0;
   }
+  // Loaded here, not at the top: `--version` above runs none of the CLI's modules (they are in this one file, each
+  // initialised on first import).
+  const { main } = await import('./cli.js');
   return main(args);
 }
 
