@@ -51,7 +51,7 @@ __notevox_options() {
     'notes summaries get ') __notevox_r='--format --out' ;;
     'sandbox events ') __notevox_r='--control-token-file --follow --limit --since --type' ;;
     'sandbox live-note start ') __notevox_r='--control-token-file --folder --interval --paragraphs --stops --title --workspace' ;;
-    'sandbox start ') __notevox_r='--control-token-file --fault-seed --faults --host --job-seconds --now --port --rate-limit --rate-limit-window --seed --state --transcriber-command --verbose --webhook --webhook-pace --webhook-secret-file' ;;
+    'sandbox start ') __notevox_r='--control-token-file --fault-seed --faults --host --job-seconds --no-seed-cache --now --port --rate-limit --rate-limit-window --seed --state --transcriber-command --verbose --webhook --webhook-pace --webhook-secret-file' ;;
     'sandbox trigger ') __notevox_r='--control-token-file --document --folder --note --summary' ;;
     'templates list ') __notevox_r='--managed --owner --workspace' ;;
     'voice summary ') __notevox_r='--locale' ;;
