@@ -1,4 +1,7 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,6 +162,40 @@ describe('notevox doctor', () => {
     const piped = await runCommand(['doctor', '--no-network'], { key: 'admin', env: { NOTEVOX_BASE_URL: SANDBOX_URL } });
     expect(piped.stdout.split('\n').filter(Boolean).map((l) => l.split('\t').slice(0, 2).join(' '))).toContain('key skip');
     expectNoSecrets(tty.stdout, tty.stderr, piped.stdout, piped.stderr);
+  });
+
+  it('fails a certificate the machine does not trust (a TLS-inspecting proxy), naming NODE_EXTRA_CA_CERTS', async (t) => {
+    const dir = scratch();
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    if (made.status !== 0) return t.skip('needs openssl making a self-signed certificate (apt package openssl)');
+    const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => res.end('{}'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const r = await doctor([], { key: 'admin', env: { NOTEVOX_BASE_URL: `https://localhost:${port}` } });
+      expect(r.exitCode).toBe(EXIT.CHECK_FAILED);
+      expect(failed(r.checks)).toEqual(['base-url', 'tls']);
+      expect(r.by.tls.found).toMatch(/SELF_SIGNED/);
+      expect(r.by.tls.fix).toContain('NODE_EXTRA_CA_CERTS');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('proxy: loopback never goes through one, NO_PROXY is named, a proxy URL that cannot be used fails (without its password)', async () => {
+    const loop = await doctor(['--no-network'], { key: 'admin', env: { NOTEVOX_BASE_URL: SANDBOX_URL, HTTPS_PROXY: 'http://user:hunter2@proxy.corp:3128', HTTP_PROXY: 'http://user:hunter2@proxy.corp:3128' } });
+    expect(loop.by.proxy).toMatchObject({ verdict: 'ok', found: expect.stringContaining('loopback addresses never go through a proxy') });
+    expect(loop.stdout).not.toContain('hunter2');
+    const via = await doctor(['--no-network'], { key: 'admin', env: { NOTEVOX_BASE_URL: 'https://api.notevox.example', HTTPS_PROXY: 'http://user:hunter2@proxy.corp:3128' } });
+    expect(via.by.proxy.found).toContain('go through proxy.corp:3128');
+    expect(via.stdout).not.toContain('hunter2');
+    const bypass = await doctor(['--no-network'], { key: 'admin', env: { NOTEVOX_BASE_URL: 'https://api.notevox.example', HTTPS_PROXY: 'http://proxy.corp:3128', NO_PROXY: '.notevox.example' } });
+    expect(bypass.by.proxy.found).toContain('not used for api.notevox.example (NO_PROXY)');
+    const broken = await doctor(['--no-network'], { key: 'admin', env: { NOTEVOX_BASE_URL: 'https://api.notevox.example', HTTPS_PROXY: 'ftp://user:hunter2@x' } });
+    expect(broken.exitCode).toBe(EXIT.CHECK_FAILED);
+    expect(broken.by.proxy).toMatchObject({ verdict: 'fail', fix: expect.stringContaining('HTTPS_PROXY') });
+    expect(broken.stdout).not.toContain('hunter2');
   });
 
   it('refuses an unknown --for group, naming the valid ones', async () => {
