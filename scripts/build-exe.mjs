@@ -4,7 +4,8 @@
 //   1. esbuild bundles src/exe.ts (the CLI, every dependency included) into one CommonJS file that requires only
 //      Node's built-in modules: build/exe/notevox.cjs;
 //   2. Node writes the preparation blob of that file, with the files the CLI reads at run time as assets
-//      (docs/openapi.json for the answer check, the demo seed's database from `npm run build`) and V8's code cache;
+//      (docs/openapi.json for the answer check, the demo seed's database and the help files from `npm run build`)
+//      and V8's code cache;
 //   3. the blob is injected into a copy of the Node.js binary with postject.
 // The Node.js embedded is the one running this script when it is new enough (NODE_MIN below), else Node 24 through
 // scripts/with-node.sh. NOTEVOX_EXE_NODE=/path/to/node picks another binary of the same platform (docs/install.md
@@ -112,7 +113,12 @@ const seaConfig = {
   disableExperimentalSEAWarning: true,
   useSnapshot: false,
   useCodeCache: true,
-  assets: { 'openapi.json': at('docs/openapi.json'), [demo]: `${chunks}/${demo}` },
+  assets: {
+    'openapi.json': at('docs/openapi.json'),
+    [demo]: `${chunks}/${demo}`,
+    // The help of every command as the build generated it (the launcher's fast path, src/help/fast.ts).
+    ...Object.fromEntries(readdirSync(at('dist/help')).filter((f) => f.endsWith('.json')).map((f) => [`help/${f}`, at(`dist/help/${f}`)])),
+  },
 };
 writeFileSync(`${work}/sea-config.json`, JSON.stringify(seaConfig, null, 2));
 run(nodeBinary, ['--experimental-sea-config', `${work}/sea-config.json`], { cwd: root });

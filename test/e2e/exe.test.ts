@@ -79,8 +79,11 @@ describe.skipIf(!present)('the single-file executable', () => {
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toMatch(/^Usage: notevox \[options\] \[command\]/);
     expect(help.stdout).toContain('doctor');
-    const listHelp = await notevox(['wm', 'import', '--help']);
-    expect(listHelp.stdout).toContain('Examples:');
+    // The help files of the build are assets: the same text as the launcher prints.
+    for (const form of [['--help'], ['wm', 'import', '--help'], ['help', 'doctor'], ['help', 'exit-codes']]) {
+      const launcher = await execa(process.execPath, [join(root, 'bin', 'notevox.js'), ...form], { env, extendEnv: false, reject: false });
+      expect((await notevox(form)).stdout, form.join(' ')).toBe(String(launcher.stdout));
+    }
 
     // The sandbox prints one JSON line: its URL and the demo keys (demo values, not credentials).
     sandbox = spawn(join(bin, 'notevox'), ['sandbox', 'start', '--port', '0', '--json'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
