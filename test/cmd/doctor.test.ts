@@ -78,7 +78,10 @@ describe('notevox doctor', () => {
     expect(failed(r.checks)).toEqual(['scopes']);
     expect(r.by.scopes.found).toMatch(/missing .*word_memory:write/);
     expect(r.by.scopes.found).toContain('notevox wm');
-    expect(r.by.scopes.fix).toMatch(/^Add .*word_memory:write.* to the key in the dashboard/);
+    expect(r.by.scopes.fix).toMatch(/^Add .*word_memory:write.* to the key in the dashboard\.$/);
+    // An organization key cannot be given scopes later: the fix says so, and names what the key can check instead.
+    const orgRead = await doctor([], { sandbox: sb, key: 'orgReadOnly' });
+    expect(orgRead.by.scopes.fix ?? '').toMatch(/organization keys have fixed scopes: issue a new one with them\), or, if the key is meant for less, check only what it is for: `notevox doctor --for [a-z,]*wiki/);
     const wm = await doctor(['--for', 'wm'], { sandbox: sb, key: 'noteReadOnly' });
     expect(wm.by.scopes.details).toMatchObject({ missing: ['word_memory:read', 'word_memory:write'] });
     expect(wm.by.voice.verdict).toBe('skip');
@@ -157,7 +160,7 @@ describe('notevox doctor', () => {
     expect(tty.exitCode).toBe(EXIT.CHECK_FAILED);
     expect(tty.stdout).toMatch(/^CHECK +RESULT +FOUND/);
     expect(tty.stdout).toMatch(/^scopes +fail +note:read; missing/m);
-    expect(tty.stdout).toMatch(/^To fix:\n(?: {2}.*\n)*? {2}scopes: Add word_memory:read, word_memory:write to the key in the dashboard\.\n/m);
+    expect(tty.stdout).toMatch(/^To fix:\n(?: {2}.*\n)*? {2}scopes \(fail\): note:read; missing word_memory:read, word_memory:write: notevox wm will be refused \(403 insufficient_scope\)\n {4}Add word_memory:read, word_memory:write to the key in the dashboard\.\n/m);
     expect(tty.stdout).toMatch(/1 check failed/);
     const piped = await runCommand(['doctor', '--no-network'], { key: 'admin', env: { NOTEVOX_BASE_URL: SANDBOX_URL } });
     expect(piped.stdout.split('\n').filter(Boolean).map((l) => l.split('\t').slice(0, 2).join(' '))).toContain('key skip');

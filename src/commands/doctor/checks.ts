@@ -352,10 +352,11 @@ export function checkScopes(me: Me, groups: readonly string[], narrowed: boolean
   const has = granted.length ? granted.join(', ') : 'no scopes (every API)';
   if (!missing.length) return check('scopes', 'ok', `${has}: enough for ${narrowed ? groups.join(', ') : 'every command'} with a ${me.keyType.toLowerCase()} key`, null, details);
   const blocked = [...new Set(missing.flatMap((s) => [...need.get(s)!]))];
+  const usable = groups.filter((g) => !blocked.includes(g));
   const fix =
     `Add ${missing.join(', ')} to the key in the dashboard` +
     (me.keyType === 'ORGANIZATION' ? ' (organization keys have fixed scopes: issue a new one with them)' : '') +
-    (narrowed ? '.' : `, or check only what you use: \`notevox doctor --for ${groups.filter((g) => !blocked.includes(g)).join(',') || 'notes'}\`.`);
+    (narrowed || !usable.length ? '.' : `, or, if the key is meant for less, check only what it is for: \`notevox doctor --for ${usable.join(',')}\`.`);
   return check('scopes', 'fail', `${has}; missing ${missing.join(', ')}: ${blocked.map((g) => `notevox ${g}`).join(', ')} will be refused (403 insufficient_scope)`, fix, details);
 }
 

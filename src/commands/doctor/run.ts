@@ -141,8 +141,9 @@ function printTable(ctx: Context, checks: Check[]): Promise<void> {
     );
     const fixes = checks.filter((c) => c.fix);
     if (fixes.length) {
+      // What was found in full (the table cuts it to the terminal's width), and the fix.
       io.out('\nTo fix:\n');
-      for (const c of fixes) io.out(`  ${paint(io.color, STYLE[c.verdict], c.check)}: ${c.fix}\n`);
+      for (const c of fixes) io.out(`  ${paint(io.color, STYLE[c.verdict], `${c.check} (${c.verdict})`)}: ${c.found}\n    ${c.fix}\n`);
     }
     const failed = checks.filter((c) => c.verdict === 'fail').length;
     const warned = checks.filter((c) => c.verdict === 'warn').length;
