@@ -6,7 +6,7 @@
 __notevox_subcommands() {
   __notevox_r=
   case "$1" in
-    '') __notevox_r='api auth commands completion config folders help mcp notes org profile sandbox scopes templates voice webhooks wiki wm workspaces' ;;
+    '') __notevox_r='api auth commands completion config doctor folders help mcp notes org profile sandbox scopes templates voice webhooks wiki wm workspaces' ;;
     'api ') __notevox_r='spec' ;;
     'auth ') __notevox_r='help login logout status switch' ;;
     'config ') __notevox_r='get help list set unset' ;;
@@ -35,6 +35,7 @@ __notevox_options() {
     'api ') __notevox_r='-F --field -H --header -i --include --input --paginate -f --raw-field' ;;
     'api spec ') __notevox_r='-F --field -H --header -i --include --input --paginate -f --raw-field' ;;
     'auth login ') __notevox_r='--with-key' ;;
+    'doctor ') __notevox_r='--for --no-network' ;;
     'folders create ') __notevox_r='--color --description --member --parent --sharing --workspace' ;;
     'folders delete ') __notevox_r='-y --yes' ;;
     'folders list ') __notevox_r='--tree --workspace' ;;
@@ -239,6 +240,7 @@ __notevox_value() {
     'api '*'|-H'|'api '*'|--header') ;;
     'api '*'|--input') ;;
     'api '*'|-f'|'api '*'|--raw-field') ;;
+    'doctor '*'|--for') ;;
     'mcp '*'|--tools') ;;
     'voice '*'|-o'|'voice '*'|--output') __notevox_r='csv json ndjson table text tsv' ;;
     ''*'|--base-url') ;;

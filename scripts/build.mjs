@@ -9,7 +9,7 @@
 // dist/ holds only what runs: no source maps. A metafile of dist/ in esbuild's format goes to build/meta.json (tests read it), and
 // dist/help/ gets the help of every command for the launcher's fast path (src/help/).
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { rollup } from 'rollup';
 import { relative, sep } from 'node:path';
@@ -20,9 +20,10 @@ const entryPoints = ['src/cli.ts'];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (path) => new URL(`../${path}`, import.meta.url);
-const { version, dependencies } = JSON.parse(readFileSync(at('package.json'), 'utf8'));
+const { version, dependencies, engines } = JSON.parse(readFileSync(at('package.json'), 'utf8'));
 
-rmSync(at('dist'), { recursive: true, force: true });
+// dist/exe/ (`npm run build:exe`, 100+ MB, slow to make) outlives a rebuild of the bundle; everything else goes.
+for (const entry of existsSync(at('dist')) ? readdirSync(at('dist')) : []) if (entry !== 'exe') rmSync(at(`dist/${entry}`), { recursive: true, force: true });
 rmSync(at('build'), { recursive: true, force: true });
 mkdirSync(at('build'));
 
@@ -92,7 +93,7 @@ const esbuilt = await build({
   minifySyntax: true,
   // A `require` for CommonJS interop inside the ESM chunks (aliased so it cannot clash with bundled imports).
   banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
-  define: { __NOTEVOX_VERSION__: JSON.stringify(version) },
+  define: { __NOTEVOX_VERSION__: JSON.stringify(version), __NOTEVOX_NODE_ENGINES__: JSON.stringify(engines.node) },
   plugins: [builtinsAsCommonJs],
   metafile: true,
   logLevel: 'warning',

@@ -137,7 +137,7 @@ export function createContext(deps: ContextDeps): Context {
       baseUrl: validateBaseUrl(o.baseUrl, (note) => noted.has(note) || (noted.add(note), io.info(note))),
       apiKey: o.apiKey,
       timeoutMs: timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined,
-      maxRetries: maxRetries !== undefined ? Math.floor(maxRetries) : undefined,
+      maxRetries: o.maxRetries ?? (maxRetries !== undefined ? Math.floor(maxRetries) : undefined),
       debug: Boolean(globals.debug) || (env.NOTEVOX_DEBUG ?? '').split(',').map((v) => v.trim()).includes('api'),
       log: (line) => io.err(line + '\n'),
       env,

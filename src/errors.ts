@@ -13,6 +13,7 @@ export const EXIT = {
   INPUT_NEEDED: 10,
   OUTPUT_FAILED: 11,
   WAIT_TIMEOUT: 12,
+  CHECK_FAILED: 13,
   INTERRUPTED: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -31,6 +32,7 @@ export const EXIT_CODE_DOCS: ReadonlyArray<[ExitCode, string]> = [
   [EXIT.INPUT_NEEDED, 'input was needed but prompting is not allowed (pass the named flag)'],
   [EXIT.OUTPUT_FAILED, 'output could not be written: standard output full (ENOSPC; a reader that went away, EPIPE, ends quietly with 0), or the disk filled up while writing a file'],
   [EXIT.WAIT_TIMEOUT, 'gave up waiting for a voice file job after --wait-timeout: the job keeps running (resume with the printed command)'],
+  [EXIT.CHECK_FAILED, 'notevox doctor: at least one check failed (each failed check prints its fix)'],
   [EXIT.INTERRUPTED, 'interrupted (Ctrl-C), or a confirmation declined (answered no, or a typed name that does not match): nothing was changed'],
 ];
 

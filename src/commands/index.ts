@@ -6,6 +6,7 @@ import { registerCompletion } from './completion/index.js';
 import { registerMcp } from './mcp/index.js';
 import { registerTree } from './tree/index.js';
 import { registerConfig } from './config/index.js';
+import { registerDoctor } from './doctor/index.js';
 import { registerNotes } from './notes/index.js';
 import { registerSandbox } from './sandbox/index.js';
 import { registerFolders } from './folders/index.js';
@@ -33,4 +34,5 @@ export function registerCommands(program: Command, r: Registry): void {
   registerMcp(program, r);
   registerTree(program, r);
   registerCompletion(program, r);
+  registerDoctor(program, r);
 }

@@ -29,7 +29,7 @@ export interface Context {
    * Another client with this command's settings (timeout, retries, tracing, proxies) for an explicit base URL and
    * key, e.g. to check a key before it is saved. Closed when the command ends.
    */
-  clientFor(o: { baseUrl: string; apiKey?: string; notLoggedIn?: () => Error }): Promise<ApiClient>;
+  clientFor(o: { baseUrl: string; apiKey?: string; notLoggedIn?: () => Error; maxRetries?: number }): Promise<ApiClient>;
   prompter(): Promise<Prompter>;
   /** What commands measure elapsed time and wait on (polls, upload retries), never Date.now() or sleep() themselves. */
   clock: Clock;

@@ -92,11 +92,21 @@ function profileData(p: ProfileData): ProfileData {
   return out;
 }
 
+/**
+ * Permissions this process found different and set (the config file or its directory), oldest first: `notevox doctor`
+ * reports a file that was readable by others before this run tightened it (the key may have been read meanwhile).
+ */
+export const modeRepairs: Array<{ path: string; was: number; now: number }> = [];
+
 /** chmod `path` to `mode` when it differs. Strict: throw on failure; otherwise best effort. */
 function enforceMode(path: string, mode: number, strict: boolean): void {
   if (process.platform === 'win32') return;
   try {
-    if ((statSync(path).mode & 0o777) !== mode) chmodSync(path, mode);
+    const was = statSync(path).mode & 0o777;
+    if (was !== mode) {
+      chmodSync(path, mode);
+      modeRepairs.push({ path, was, now: mode });
+    }
   } catch (e) {
     if (strict) {
       throw new CliError(`cannot set the permissions of ${path} to ${mode.toString(8)}: ${(e as Error).message}`, {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { embeddedAsset } from '../assets.js';
 import { fileURLToPath } from 'node:url';
 import { CliError, EXIT } from '../errors.js';
 import type { Endpoint } from './types.js';
@@ -43,7 +44,10 @@ let doc: Document | undefined;
 
 /** docs/openapi.json, read once (this module is two directories below the package root in src/ and in dist/). */
 function openApi(): Document {
-  return (doc ??= readDocument(DOCUMENT));
+  if (doc) return doc;
+  // The single-file executable carries the document (scripts/build-exe.mjs); a package has it in docs/.
+  const embedded = embeddedAsset('openapi.json');
+  return (doc = embedded ? (JSON.parse(embedded.toString('utf8')) as Document) : readDocument(DOCUMENT));
 }
 
 /** The OpenAPI document at `url`; a CliError that says what to do when it cannot be read. */

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { embeddedAsset } from '../assets.js';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from './db.js';
 import { demoSeed } from './demo-seed.js';
@@ -25,10 +26,12 @@ export async function buildDemoImage(file: string): Promise<void> {
 }
 
 /**
- * The file the build wrote beside the chunk that holds this module (dist/chunks/), or undefined where there is none
- * (running from src/, as the in-process tests do).
+ * The file the build wrote beside the chunk that holds this module (dist/chunks/), or its bytes inside the single-file
+ * executable, or undefined where there is none (running from src/, as the in-process tests do).
  */
-export function builtDemoImage(): string | undefined {
+export function builtDemoImage(): string | Uint8Array | undefined {
+  const embedded = embeddedAsset(DEMO_IMAGE_FILE); // the single-file executable carries it (scripts/build-exe.mjs)
+  if (embedded) return embedded;
   const file = fileURLToPath(new URL(`./${DEMO_IMAGE_FILE}`, import.meta.url));
   return existsSync(file) ? file : undefined;
 }

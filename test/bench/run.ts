@@ -18,7 +18,7 @@ import {
 import { TARGETS } from './targets.js';
 
 /** In the order they run. */
-export const BENCHES = ['startup', 'http', 'lists', 'seed', 'state', 'voice', 'wm', 'mcp'] as const;
+export const BENCHES = ['startup', 'http', 'lists', 'seed', 'state', 'voice', 'wm', 'mcp', 'exe'] as const;
 
 const USAGE = `usage: npm run bench -- [bench…] [options]
        npm run bench -- --compare BEFORE.json AFTER.json
