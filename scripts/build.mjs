@@ -211,6 +211,23 @@ const { files, problems } = helpFiles(commandTree(), { 'exit-codes': exitCodesTe
 for (const [name, content] of Object.entries(files)) writeFileSync(at(`dist/help/${name}.json`), JSON.stringify(content));
 for (const p of problems) console.error(`warning: no fast help for ${p}`);
 
+// Each endpoint's slice of docs/openapi.json (its success answers and the components they reach), read by the answer
+// check of a one-request command instead of the whole document (src/contract/response-check.ts, sliceDocument).
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/contract/response-check.ts'],
+  outfile: 'build/response-check.js',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  logLevel: 'warning',
+});
+const { sliceDocument } = await import(pathToFileURL(`${root}build/response-check.js`).href);
+const slices = sliceDocument(JSON.parse(readFileSync(at('docs/openapi.json'), 'utf8')));
+mkdirSync(at('dist/response-schemas'));
+for (const [id, slice] of Object.entries(slices)) writeFileSync(at(`dist/response-schemas/${id}.json`), JSON.stringify(slice));
+
 // The demo seed as a ready database (src/sandbox/demo-image.ts), beside the chunks: `sandbox start` opens a copy of
 // it instead of checking and inserting the seed at every start.
 await build({
