@@ -206,7 +206,9 @@ await build({
   logLevel: 'warning',
 });
 const { helpFiles } = await import(pathToFileURL(`${root}build/help-model.js`).href);
-const { commandTree, exitCodesText } = await import(pathToFileURL(`${root}dist/cli.js`).href);
+const { commandIndex, commandTree, exitCodesText } = await import(pathToFileURL(`${root}dist/cli.js`).href);
+// Which registration adds each top-level command: main then registers only the invoked command's group (src/program.ts).
+writeFileSync(at('dist/command-index.json'), JSON.stringify(commandIndex()));
 const { files, problems } = helpFiles(commandTree(), { 'exit-codes': exitCodesText() });
 for (const [name, content] of Object.entries(files)) writeFileSync(at(`dist/help/${name}.json`), JSON.stringify(content));
 for (const p of problems) console.error(`warning: no fast help for ${p}`);

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
-import { registerCommands } from './commands/index.js';
+import { registerCommands, REGISTRATIONS } from './commands/index.js';
 import { acceptsOutput } from './completion/values.js';
 import { createRegistry, type ContextFactory } from './commands/registry.js';
 import { examples, examplesOf, insteadOfWord } from './commands/shared.js';
@@ -46,6 +46,59 @@ export interface ProgramOptions {
   context?: ContextFactory;
   /** Register the sub-commands of these groups only (main: the groups named on the command line); the top-level help is the same. */
   wants?: (group: string) => boolean;
+  /**
+   * The command index the build wrote (commandIndex): with it, when the command line names a top-level command,
+   * only the registration that adds it runs (main: `notes get` builds the root, `notes` and its verbs, not every
+   * group's definitions); otherwise, and without an index, every registration runs.
+   */
+  index?: CommandIndex;
+  /** The command line the program will parse (with `index`). */
+  argv?: readonly string[];
+}
+
+/** Which registration (src/commands/index.ts) adds each top-level command, by name and alias: built by commandIndex. */
+export type CommandIndex = Record<string, number>;
+
+/** For the build (dist/command-index.json): the index of every top-level command's registration. */
+export function commandIndex(): CommandIndex {
+  const index: CommandIndex = {};
+  for (let i = 0; i < REGISTRATIONS; i++) {
+    const program = root();
+    registerCommands(program as unknown as Command, createRegistry({ context: noContext, wholeProgram: () => program }), (j) => j === i);
+    for (const cmd of program.commands) {
+      for (const name of [cmd.name(), ...cmd.aliases()]) {
+        if (Object.hasOwn(index, name)) throw new Error(`command index: ${name} is added by registrations ${index[name]} and ${i}`);
+        index[name] = i;
+      }
+    }
+  }
+  return index;
+}
+
+/**
+ * The first word of `argv` that is not the root's option or its value, when that is certain: undefined after `--`, an
+ * option the root does not have, short flags run together, or an option whose value is optional.
+ */
+export function firstOperand(program: Command<any, any, any>, argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('-') || a === '-') return a;
+    if (a === '--') return undefined;
+    const long = a.startsWith('--');
+    const eq = long ? a.indexOf('=') : -1;
+    const flag = long ? (eq > 0 ? a.slice(0, eq) : a) : a.slice(0, 2);
+    const opt = program.options.find((o) => o.long === flag || o.short === flag);
+    if (!opt) return undefined;
+    const attached = long ? eq > 0 : a.length > 2;
+    if (!opt.required && !opt.optional) {
+      if (attached) return undefined;
+      continue;
+    }
+    if (attached) continue;
+    if (!opt.required) return undefined;
+    i++;
+  }
+  return undefined;
 }
 
 const noContext: ContextFactory = () => {
@@ -112,7 +165,9 @@ notevox --version --verbose). Exit codes: notevox help exit-codes.`,
   );
   acceptsOutput(program, OUTPUT_FORMATS);
   const registry = createRegistry({ context: o.context ?? noContext, wants: o.wants, wholeProgram: () => buildProgram({ context: o.context }).program });
-  registerCommands(program, registry);
+  const named = o.index && o.argv ? firstOperand(program, o.argv) : undefined;
+  const only = named !== undefined && o.index && Object.hasOwn(o.index, named) ? o.index[named] : undefined;
+  registerCommands(program, registry, only === undefined ? undefined : (i) => i === only);
   forEachGroup(program, (group) => {
     // A mistyped sub-command: "Did you mean …?", or the command that does what the word asks (insteadOf).
     group.on('command:*', (operands: string[]) => {
