@@ -136,7 +136,18 @@ const esbuilt = await build({
  * and so does post-json.ts: it imports node:http as an ES module, which on Node ≥ 22 reads every export of it and
  * so loads Node's own undici (the node:http transport takes the module through getBuiltinModule instead).
  */
-const API_CORE = [/^src\/config\//, /^src\/client\/(?!undici-transport\.ts$|post-json\.ts$)/, /^src\/contract\/(endpoints|types|errors|scopes)\.ts$/, /^src\/io\/(render|table|values)\.ts$/, /^src\/(timing|commands\/resolve|commands\/list)\.ts$/];
+const API_CORE = [
+  /^src\/config\//,
+  /^src\/client\/(?!undici-transport\.ts$|post-json\.ts$)/,
+  // The answer check (answers.ts, and response-check.ts reading the build's slice of docs/openapi.json): every
+  // read checks its answer, so it is part of what every API command loads.
+  /^src\/contract\/(endpoints|types|errors|scopes|answers|response-check)\.ts$/,
+  /^src\/io\/(render|table|values)\.ts$/,
+  /^src\/(timing|commands\/resolve|commands\/list)\.ts$/,
+  // Built-ins that Node has loaded before any user code (taking them costs nothing), which esbuild made chunks of
+  // their own when shared by lazy chunks: a file each to resolve and read.
+  /^node-builtin:node_(url|path|fs|events|buffer|util|process)(_esm)?$/,
+];
 
 async function rechunk(from, to, esbuildMeta) {
   const sources = (id) => {
