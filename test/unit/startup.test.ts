@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { createMemoryIO } from '../../src/io/memory.js';
-import { buildProgram, commandIndex, firstOperand, root } from '../../src/program.js';
+import { buildProgram, commandIndex, firstOperand, root, type CommandIndex } from '../../src/program.js';
 import { runCli } from '../helpers/cli.js';
 import { K } from '../helpers/expect.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
@@ -44,11 +44,11 @@ describe('registering only the invoked command (the build\'s command index, dist
 
   it('names every top-level command and alias but help, each by the registration that adds it', () => {
     const names = full.commands.filter((c) => c.name() !== 'help').flatMap((c) => [c.name(), ...c.aliases()]);
-    expect(Object.keys(index).sort()).toEqual(names.sort());
-    for (const [name, i] of Object.entries(index)) {
+    expect(Object.keys(index.commands).sort()).toEqual(names.sort());
+    for (const [name, i] of Object.entries(index.commands)) {
       const program = buildProgram({ index, argv: [name] }).program;
       expect(program.commands.map((c) => c.name()), name).toContain(full.commands.find((c) => c.name() === name || c.aliases().includes(name))!.name());
-      expect(program.commands.every((c) => c.name() === 'help' || index[c.name()] === i), name).toBe(true);
+      expect(program.commands.every((c) => c.name() === 'help' || index.commands[c.name()] === i), name).toBe(true);
     }
   });
 
@@ -82,7 +82,29 @@ describe('registering only the invoked command (the build\'s command index, dist
     for (const argv of [['nots'], ['help', 'notes'], ['--bogus', 'notes'], ['--', 'notes'], []]) expect(buildProgram({ index, argv }).program.commands.length, argv.join(' ')).toBe(full.commands.length);
   });
 
-  const run = async (argv: string[], commandIndex: Record<string, number> | null) => {
+  it.each(paths(full).filter((p) => !p.startsWith('help')))('%s: built for its command line, it is there with the help and flags of the whole tree', (path) => {
+    const words = path.split(' ');
+    const program = buildProgram({ index, argv: [...words, '--help'], wants: (g) => g === words[0] }).program;
+    const find = (from: Command) => words.reduce<Command | undefined>((c, w) => c?.commands.find((x) => x.name() === w), from);
+    const mine = find(program as unknown as Command)!;
+    const theirs = find(full as unknown as Command)!;
+    expect(mine, path).toBeDefined();
+    expect(mine.helpInformation()).toBe(theirs.helpInformation());
+    expect(mine.options.map((o) => o.flags)).toEqual(theirs.options.map((o) => o.flags));
+    expect(paths(mine)).toEqual(paths(theirs));
+  });
+
+  it('makes no other command of the group named on the command line', () => {
+    const program = buildProgram({ index, argv: ['notes', 'get', 'nt1'], wants: (g) => g === 'notes' }).program;
+    const notes = program.commands.find((c) => c.name() === 'notes')!;
+    expect(notes.commands.map((c) => c.name())).toEqual(expect.arrayContaining(['get']));
+    expect(notes.commands.map((c) => c.name())).not.toContain('list');
+    // A word that is no sub-command of the group (a typo, a mistake): all are made, for the error and its hint.
+    const all = buildProgram({ index, argv: ['notes', 'gte'], wants: (g) => g === 'notes' }).program.commands.find((c) => c.name() === 'notes')!;
+    expect(paths(all)).toEqual(paths(full.commands.find((c) => c.name() === 'notes')!));
+  });
+
+  const run = async (argv: string[], commandIndex: CommandIndex | null) => {
     const mem = createMemoryIO();
     const dir = mkdtempSync(join(tmpdir(), 'notevox-index-'));
     try {
@@ -92,7 +114,7 @@ describe('registering only the invoked command (the build\'s command index, dist
       rmSync(dir, { recursive: true, force: true });
     }
   };
-  it.each([[['notes', '--help']], [['notes', 'gte']], [['notes', 'get']], [['--profile', 'p', 'wm', 'list', '--help']], [['nots']], [['config', 'list', '-o', 'json']], [['org', '--help']]])(
+  it.each([[['notes', '--help']], [['notes', 'gte']], [['notes', 'get']], [['notes', 'get', '--help']], [['notes', 'documents', 'get', 'x', '--format', 'nope']], [['notes', 'get', 'x', '--bogus']], [['--profile', 'p', 'wm', 'list', '--help']], [['nots']], [['config', 'list', '-o', 'json']], [['org', '--help']]])(
     'main answers %j with the index exactly as with the whole tree',
     async (argv) => {
       expect(await run(argv, index)).toEqual(await run(argv, null));
