@@ -207,7 +207,14 @@ notevox --version --verbose). Exit codes: notevox help exit-codes.`,
     if (!index || !parent.parent) return false;
     const path = pathBelowRoot(parent);
     const words = path.split(' ');
-    if (operands.length <= words.length || words.some((w, i) => operands[i] !== w)) return false;
+    const apart = words.findIndex((w, i) => operands[i] !== w);
+    if (apart >= 0) {
+      // The command line leaves this group's path (`notes get` and the group `notes documents`): its commands are
+      // not made when the word there names another sub-command of the group above.
+      const above = words.slice(0, apart).join(' ');
+      return apart > 0 && operands[apart] !== undefined && Object.hasOwn(index.children, above) && index.children[above].includes(operands[apart]);
+    }
+    if (operands.length <= words.length) return false;
     const wanted = operands[words.length];
     if (!Object.hasOwn(index.children, path) || !index.children[path].includes(wanted)) return false;
     const names = Object.hasOwn(index.adds, path) ? index.adds[path][position] : undefined;

@@ -99,6 +99,8 @@ describe('registering only the invoked command (the build\'s command index, dist
     const notes = program.commands.find((c) => c.name() === 'notes')!;
     expect(notes.commands.map((c) => c.name())).toEqual(expect.arrayContaining(['get']));
     expect(notes.commands.map((c) => c.name())).not.toContain('list');
+    // Nor the commands of its sub-groups (notes documents …).
+    expect(paths(notes).filter((p) => p.split(' ').length > 1)).toEqual([]);
     // A word that is no sub-command of the group (a typo, a mistake): all are made, for the error and its hint.
     const all = buildProgram({ index, argv: ['notes', 'gte'], wants: (g) => g === 'notes' }).program.commands.find((c) => c.name() === 'notes')!;
     expect(paths(all)).toEqual(paths(full.commands.find((c) => c.name() === 'notes')!));
