@@ -54,6 +54,27 @@ module.exports = new Proxy({}, {
   },
 });`;
 
+/**
+ * A built-in as an ES module for ES imports: `export const readFileSync = …` per value of the module, each marked
+ * pure, so that esbuild keeps only the names the bundle imports. Imported as CommonJS, every chunk that used a
+ * built-in copied all its properties into a namespace object at load (esbuild's __toESM: ~2-3 ms of a one-request
+ * command on Node 24, over fs, path, os, stream, tty …). The names are the module's own properties whose value is
+ * a plain value; a getter (fs.promises, fs.ReadStream, process.stdout, …) is no export, so that nothing is read
+ * before it is used: an ES import of one fails the build ("No matching export") and must go through the default
+ * export (`import fs from 'node:fs'`, read where used). A name of a newer Node than the build's is no export either.
+ */
+const esmBuiltin = (id) => {
+  const names = Object.entries(Object.getOwnPropertyDescriptors(process.getBuiltinModule(id)))
+    .filter(([name, d]) => 'value' in d && name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name) && !RESERVED.has(name))
+    .map(([name]) => name);
+  return [
+    `const m = process.getBuiltinModule(${JSON.stringify(id)});`,
+    'export default m;',
+    ...names.map((name) => `export const ${name} = /* @__PURE__ */ (() => m.${name})();`),
+  ].join('\n');
+};
+const RESERVED = new Set(['break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum', 'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import', 'in', 'instanceof', 'new', 'null', 'return', 'super', 'switch', 'this', 'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with', 'yield', 'let', 'static', 'implements', 'interface', 'package', 'private', 'protected', 'public', 'await']);
+
 const builtinsAsCommonJs = {
   name: 'builtins-through-getBuiltinModule',
   setup(b) {
@@ -67,10 +88,13 @@ const builtinsAsCommonJs = {
       // package test finds the packages loaded through them (its facade costs nothing measurable).
       if (id === 'module') return undefined;
       // A path of its own per module (`node_fs_promises`, not `promises`): esbuild names the module's code after it.
-      return { path: `node_${id.replace(/\//g, '_')}`, namespace: 'node-builtin', pluginData: `node:${id}` };
+      // An ES import gets an ES module of its own (esmBuiltin), a require() the CommonJS one.
+      const esm = args.kind === 'import-statement' && !LAZY_BUILTINS.has(`node:${id}`);
+      return { path: `node_${id.replace(/\//g, '_')}${esm ? '_esm' : ''}`, namespace: 'node-builtin', pluginData: { id: `node:${id}`, esm } };
     });
     b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
-      const id = args.pluginData;
+      const { id, esm } = args.pluginData;
+      if (esm) return { contents: esmBuiltin(id), loader: 'js' };
       return { contents: LAZY_BUILTINS.has(id) ? lazyBuiltin(id) : `module.exports = process.getBuiltinModule(${JSON.stringify(id)});`, loader: 'js' };
     });
   },
@@ -113,7 +137,18 @@ const esbuilt = await build({
  * and so does post-json.ts: it imports node:http as an ES module, which on Node ≥ 22 reads every export of it and
  * so loads Node's own undici (the node:http transport takes the module through getBuiltinModule instead).
  */
-const API_CORE = [/^src\/config\//, /^src\/client\/(?!undici-transport\.ts$|post-json\.ts$)/, /^src\/contract\/(endpoints|types|errors|scopes)\.ts$/, /^src\/io\/(render|table|values)\.ts$/, /^src\/(timing|commands\/resolve|commands\/list)\.ts$/];
+const API_CORE = [
+  /^src\/config\//,
+  /^src\/client\/(?!undici-transport\.ts$|post-json\.ts$)/,
+  // The answer check (answers.ts, and response-check.ts reading the build's slice of docs/openapi.json): every
+  // read checks its answer, so it is part of what every API command loads.
+  /^src\/contract\/(endpoints|types|errors|scopes|answers|response-check)\.ts$/,
+  /^src\/io\/(render|table|values)\.ts$/,
+  /^src\/(timing|commands\/resolve|commands\/list)\.ts$/,
+  // Built-ins that Node has loaded before any user code (taking them costs nothing), which esbuild made chunks of
+  // their own when shared by lazy chunks: a file each to resolve and read.
+  /^node-builtin:node_(url|path|fs|events|buffer|util|process)(_esm)?$/,
+];
 
 async function rechunk(from, to, esbuildMeta) {
   const sources = (id) => {
@@ -124,6 +159,35 @@ async function rechunk(from, to, esbuildMeta) {
     const s = sources(id);
     return s.length > 0 && s.every((src) => API_CORE.some((re) => re.test(src)));
   };
+  /**
+   * A module imported lazily and also shared (notes/read.ts: by `notes get` and by export, follow, mcp) is, from
+   * esbuild, a facade (an entry with no code of its own) re-exporting a chunk that holds the module: two files to
+   * load where one does. Such a facade and its chunk become one chunk when nothing else comes with them: the chunk
+   * imports only what the entry has already loaded, and no other facade re-exports it.
+   */
+  const atStart = new Set();
+  const visit = (out) => {
+    if (atStart.has(out)) return;
+    atStart.add(out);
+    for (const i of esbuildMeta.outputs[out]?.imports ?? []) if (i.kind === 'import-statement' && !i.external) visit(i.path);
+  };
+  visit(`${relative(root, from).split(sep).join('/')}/cli.js`);
+  const loaded = (path) => atStart.has(path) || inApiCore(`${root}${path}`);
+  const facadeOf = new Map();
+  for (const [out, o] of Object.entries(esbuildMeta.outputs)) {
+    if (!o.entryPoint || Object.keys(o.inputs).length > 0 || atStart.has(out)) continue;
+    const code = o.imports.filter((i) => i.kind === 'import-statement' && !i.external && !loaded(i.path));
+    const chunk = code.length === 1 ? esbuildMeta.outputs[code[0].path] : undefined;
+    if (!chunk || !(o.entryPoint in chunk.inputs) || !Object.keys(chunk.inputs).every((i) => i.startsWith('src/')) || !chunk.imports.every((i) => i.kind !== 'import-statement' || i.external || loaded(i.path))) continue;
+    facadeOf.set(code[0].path, facadeOf.has(code[0].path) ? null : out);
+  }
+  const merged = new Map();
+  for (const [chunk, facade] of facadeOf) {
+    if (!facade) continue;
+    const name = facade.replace(/^.*\/|\.js$/g, '');
+    merged.set(chunk, name);
+    merged.set(facade, name);
+  }
   const external = (id) => id.startsWith('node:') || builtinModules.includes(id) || Object.keys(dependencies).some((d) => id === d || id.startsWith(`${d}/`));
   const bundle = await rollup({
     input: `${from}/cli.js`,
@@ -140,7 +204,7 @@ async function rechunk(from, to, esbuildMeta) {
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
     minifyInternalExports: true,
-    manualChunks: (id) => (inApiCore(id) ? 'api' : undefined),
+    manualChunks: (id) => (inApiCore(id) ? 'api' : merged.get(relative(root, id).split(sep).join('/'))),
   });
   await bundle.close();
   return output.filter((o) => o.type === 'chunk');
@@ -207,10 +271,29 @@ await build({
   logLevel: 'warning',
 });
 const { helpFiles } = await import(pathToFileURL(`${root}build/help-model.js`).href);
-const { commandTree, exitCodesText } = await import(pathToFileURL(`${root}dist/cli.js`).href);
+const { commandIndex, commandTree, exitCodesText } = await import(pathToFileURL(`${root}dist/cli.js`).href);
+// Which registration adds each top-level command: main then registers only the invoked command's group (src/program.ts).
+writeFileSync(at('dist/command-index.json'), JSON.stringify(commandIndex()));
 const { files, problems } = helpFiles(commandTree(), { 'exit-codes': exitCodesText() });
 for (const [name, content] of Object.entries(files)) writeFileSync(at(`dist/help/${name}.json`), JSON.stringify(content));
 for (const p of problems) console.error(`warning: no fast help for ${p}`);
+
+// Each endpoint's slice of docs/openapi.json (its success answers and the components they reach), read by the answer
+// check of a one-request command instead of the whole document (src/contract/response-check.ts, sliceDocument).
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/contract/response-check.ts'],
+  outfile: 'build/response-check.js',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  logLevel: 'warning',
+});
+const { sliceDocument } = await import(pathToFileURL(`${root}build/response-check.js`).href);
+const slices = sliceDocument(JSON.parse(readFileSync(at('docs/openapi.json'), 'utf8')));
+mkdirSync(at('dist/response-schemas'));
+for (const [id, slice] of Object.entries(slices)) writeFileSync(at(`dist/response-schemas/${id}.json`), JSON.stringify(slice));
 
 // The demo seed as a ready database (src/sandbox/demo-image.ts), beside the chunks: `sandbox start` opens a copy of
 // it instead of checking and inserting the seed at every start.

@@ -10,10 +10,11 @@ import { isJsonFormat } from './io/output.js';
 import type { Prompter } from './io/prompter.js';
 import type { Clock } from './timing.js';
 import { paint } from './io/text.js';
-import { buildProgram, unknownCommandInHelp } from './program.js';
+import { buildProgram, unknownCommandInHelp, type CommandIndex } from './program.js';
+import { readFileSync } from 'node:fs';
 
 // The build writes the help files from the bundle's own command tree (scripts/build.mjs).
-export { commandTree, exitCodesText } from './program.js';
+export { commandIndex, commandTree, exitCodesText } from './program.js';
 // The launcher's choice for one-shot commands (bin/notevox.js).
 export { preferBaselineWasm } from './wasm-tier.js';
 
@@ -35,6 +36,20 @@ export interface MainDeps {
   client?: Partial<ClientOptions>;
   /** The commands' clock (default: the wall clock). */
   clock?: Clock;
+  /** Which registration adds each top-level command (default: the build's dist/command-index.json; null: none, every group is registered). */
+  commandIndex?: CommandIndex | null;
+}
+
+/**
+ * The build's command index (scripts/build.mjs writes dist/command-index.json beside the chunks, from commandIndex),
+ * so that a command registers only its own group; none in src/ (tests), where every group is registered.
+ */
+function builtCommandIndex(): CommandIndex | undefined {
+  try {
+    return JSON.parse(readFileSync(new URL('../command-index.json', import.meta.url), 'utf8')) as CommandIndex;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The user's settings (output, color, …); a broken config file is reported by the commands that need it. */
@@ -143,7 +158,8 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     });
 
   const named = new Set(argv);
-  const { program, exitCode } = buildProgram({ context, wants: (group) => named.has(group) });
+  const index = deps.commandIndex === undefined ? builtCommandIndex() : (deps.commandIndex ?? undefined);
+  const { program, exitCode } = buildProgram({ context, wants: (group) => named.has(group), index, argv });
   const override = (cmd: Command<any, any, any>) => {
     cmd.exitOverride();
     cmd.configureOutput({

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
-import { registerCommands } from './commands/index.js';
+import { registerCommands, REGISTRATIONS } from './commands/index.js';
 import { acceptsOutput } from './completion/values.js';
 import { createRegistry, type ContextFactory } from './commands/registry.js';
 import { examples, examplesOf, insteadOfWord } from './commands/shared.js';
@@ -46,6 +46,90 @@ export interface ProgramOptions {
   context?: ContextFactory;
   /** Register the sub-commands of these groups only (main: the groups named on the command line); the top-level help is the same. */
   wants?: (group: string) => boolean;
+  /**
+   * The command index the build wrote (commandIndex): with it, when the command line names a top-level command,
+   * only the registration that adds it runs (main: `notes get` builds the root, `notes` and its verbs, not every
+   * group's definitions); otherwise, and without an index, every registration runs.
+   */
+  index?: CommandIndex;
+  /** The command line the program will parse (with `index`). */
+  argv?: readonly string[];
+  /** Told of every command the registry adds (commandIndex). */
+  added?: (parent: Command<any, any, any>, cmd: Command<any, any, any>) => void;
+}
+
+/** The build's index of the command tree (commandIndex), keyed by command path below the root (`notes documents`). */
+export interface CommandIndex {
+  /** Which registration (src/commands/index.ts) adds each top-level command, by name and alias. */
+  commands: Record<string, number>;
+  /** The names (name and aliases) of every sub-command, by the path of its group. */
+  children: Record<string, string[]>;
+  /** The names (name and aliases) of the commands each group's registration adds through the registry, in order. */
+  adds: Record<string, string[][]>;
+}
+
+/** `notes documents` for `notevox notes documents`; '' for the root. */
+const pathBelowRoot = (cmd: Command<any, any, any>): string => (cmd.parent ? [pathBelowRoot(cmd.parent), cmd.name()].filter(Boolean).join(' ') : '');
+const namesOf = (cmd: Command<any, any, any>) => [cmd.name(), ...cmd.aliases()];
+
+/** For the build (dist/command-index.json): the index of the command tree (CommandIndex). */
+export function commandIndex(): CommandIndex {
+  const commands: Record<string, number> = {};
+  for (let i = 0; i < REGISTRATIONS; i++) {
+    const program = root();
+    registerCommands(program as unknown as Command, createRegistry({ context: noContext, wholeProgram: () => program }), (j) => j === i);
+    for (const cmd of program.commands) {
+      for (const name of namesOf(cmd)) {
+        if (Object.hasOwn(commands, name)) throw new Error(`command index: ${name} is added by registrations ${commands[name]} and ${i}`);
+        commands[name] = i;
+      }
+    }
+  }
+  const adds: Record<string, string[][]> = {};
+  const { program } = buildProgram({ added: (parent, cmd) => (adds[pathBelowRoot(parent)] ??= []).push(namesOf(cmd)) });
+  const children: Record<string, string[]> = {};
+  const walk = (cmd: Command<any, any, any>) => {
+    if (cmd.commands.length) children[pathBelowRoot(cmd)] = cmd.commands.flatMap(namesOf);
+    cmd.commands.forEach(walk);
+  };
+  walk(program);
+  return { commands, children, adds };
+}
+
+/**
+ * The leading operands of `argv` (`notes`, `get`, `<guid>` …) past the root's options and their values, as far as
+ * that is certain: the list stops at `--`, an option the root does not have, short flags run together, or an
+ * option whose value is optional.
+ */
+export function leadingOperands(program: Command<any, any, any>, argv: readonly string[]): string[] {
+  const operands: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('-') || a === '-') {
+      operands.push(a);
+      continue;
+    }
+    if (a === '--') break;
+    const long = a.startsWith('--');
+    const eq = long ? a.indexOf('=') : -1;
+    const flag = long ? (eq > 0 ? a.slice(0, eq) : a) : a.slice(0, 2);
+    const opt = program.options.find((o) => o.long === flag || o.short === flag);
+    if (!opt) break;
+    const attached = long ? eq > 0 : a.length > 2;
+    if (!opt.required && !opt.optional) {
+      if (attached) break;
+      continue;
+    }
+    if (attached) continue;
+    if (!opt.required || i + 1 >= argv.length) break;
+    i++;
+  }
+  return operands;
+}
+
+/** The first of leadingOperands, if any. */
+export function firstOperand(program: Command<any, any, any>, argv: readonly string[]): string | undefined {
+  return leadingOperands(program, argv)[0];
 }
 
 const noContext: ContextFactory = () => {
@@ -111,8 +195,35 @@ Docs: docs/ in the repository and in the installed package (where that is:
 notevox --version --verbose). Exit codes: notevox help exit-codes.`,
   );
   acceptsOutput(program, OUTPUT_FORMATS);
-  const registry = createRegistry({ context: o.context ?? noContext, wants: o.wants, wholeProgram: () => buildProgram({ context: o.context }).program });
-  registerCommands(program, registry);
+  const index = o.index;
+  const operands = index && o.argv ? leadingOperands(program, o.argv) : [];
+  /**
+   * With the index, a command of a group is not made when the command line names another sub-command of that group
+   * (`notes get`: not `notes list`, `notes rename` …): the group's path must be the leading operands, and the
+   * operand after it one of the group's sub-commands (otherwise, as for a typo or the group's own help, all are made).
+   */
+  const skip = (parent: Command<any, any, any>, position: number): boolean => {
+    // Not the root's own commands (api, mcp): they are counted per registration, of which main runs one anyway.
+    if (!index || !parent.parent) return false;
+    const path = pathBelowRoot(parent);
+    const words = path.split(' ');
+    const apart = words.findIndex((w, i) => operands[i] !== w);
+    if (apart >= 0) {
+      // The command line leaves this group's path (`notes get` and the group `notes documents`): its commands are
+      // not made when the word there names another sub-command of the group above.
+      const above = words.slice(0, apart).join(' ');
+      return apart > 0 && operands[apart] !== undefined && Object.hasOwn(index.children, above) && index.children[above].includes(operands[apart]);
+    }
+    if (operands.length <= words.length) return false;
+    const wanted = operands[words.length];
+    if (!Object.hasOwn(index.children, path) || !index.children[path].includes(wanted)) return false;
+    const names = Object.hasOwn(index.adds, path) ? index.adds[path][position] : undefined;
+    return names !== undefined && !names.includes(wanted);
+  };
+  const registry = createRegistry({ context: o.context ?? noContext, wants: o.wants, wholeProgram: () => buildProgram({ context: o.context }).program, skip, added: o.added });
+  const named = operands[0];
+  const only = index && named !== undefined && Object.hasOwn(index.commands, named) ? index.commands[named] : undefined;
+  registerCommands(program, registry, only === undefined ? undefined : (i) => i === only);
   forEachGroup(program, (group) => {
     // A mistyped sub-command: "Did you mean …?", or the command that does what the word asks (insteadOf).
     group.on('command:*', (operands: string[]) => {

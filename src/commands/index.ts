@@ -17,22 +17,35 @@ import { registerWiki } from './wiki/index.js';
 import { registerWordMemories } from './wm/index.js';
 import { registerWorkspaces } from './workspaces/index.js';
 
-/** Every command, registered cheaply (each one's work is imported when it runs). */
-export function registerCommands(program: Command, r: Registry): void {
-  registerAuth(program, r);
-  registerConfig(program, r);
-  registerNotes(program, r);
-  registerFolders(program, r);
-  registerTemplates(program, r);
-  registerWordMemories(program, r);
-  registerVoice(program, r);
-  registerWorkspaces(program, r);
-  registerWiki(program, r);
-  registerApi(program, r);
-  registerWebhooks(program, r);
-  registerSandbox(program, r);
-  registerMcp(program, r);
-  registerTree(program, r);
-  registerCompletion(program, r);
-  registerDoctor(program, r);
+/** Each group's registration, in the order of the top-level help. */
+const REGISTER: ReadonlyArray<(program: Command, r: Registry) => void> = [
+  registerAuth,
+  registerConfig,
+  registerNotes,
+  registerFolders,
+  registerTemplates,
+  registerWordMemories,
+  registerVoice,
+  registerWorkspaces,
+  registerWiki,
+  registerApi,
+  registerWebhooks,
+  registerSandbox,
+  registerMcp,
+  registerTree,
+  registerCompletion,
+  registerDoctor,
+];
+
+/**
+ * Every command, registered cheaply (each one's work is imported when it runs); with `only`, the registrations
+ * whose index it accepts (main: the one that adds the command named on the command line, from the build's index).
+ */
+export function registerCommands(program: Command, r: Registry, only?: (registration: number) => boolean): void {
+  REGISTER.forEach((register, i) => {
+    if (!only || only(i)) register(program, r);
+  });
 }
+
+/** The number of registrations (registerCommands' `only` takes 0 to this, exclusive). */
+export const REGISTRATIONS = REGISTER.length;

@@ -24,8 +24,18 @@ type WorkName<M, K extends keyof M, A extends unknown[], O> = M[K] extends Work<
 export interface Registry {
   /** Whether the sub-commands of a group are registered (main registers only the groups named on the command line). */
   wants(group: string): boolean;
-  /** Add `cmd` to `parent`, its action the function `name` of the module `load` imports; `lines` are its --help examples. */
-  add<A extends unknown[], O extends OptionValues, M, K extends keyof M>(parent: Command<any, any, any>, cmd: Command<A, O, any>, load: () => Promise<M>, name: WorkName<M, K, A, O>, lines: string[]): void;
+  /**
+   * Add `cmd` (or what its factory makes) to `parent`, its action the function `name` of the module `load` imports;
+   * `lines` are its --help examples. Given a factory, the command is not even made when `skip` says that the
+   * command line names another sub-command of `parent`.
+   */
+  add<A extends unknown[], O extends OptionValues, M, K extends keyof M>(
+    parent: Command<any, any, any>,
+    cmd: Command<A, O, any> | (() => Command<A, O, any>),
+    load: () => Promise<M>,
+    name: WorkName<M, K, A, O>,
+    lines: string[],
+  ): void;
   /** An action that runs `fn` with the context (for work too small for a module of its own). */
   run<A extends unknown[]>(fn: (ctx: Context, ...args: A) => Promise<number | void> | void): (...args: [...A, OptionValues, Command<any, any, any>]) => Promise<void>;
   /** The whole command tree, every group registered (the completion scripts describe it). */
@@ -36,11 +46,19 @@ export interface RegistryOptions {
   context: ContextFactory;
   wants?: (group: string) => boolean;
   wholeProgram(): Command<any, any, any>;
+  /**
+   * Whether the `position`-th command added to `parent` (counted from 0) need not be made: main answers from the
+   * build's index, when the command line names another sub-command of `parent` (src/program.ts).
+   */
+  skip?: (parent: Command<any, any, any>, position: number) => boolean;
+  /** Told of every command added, in order (the build's index is made from it). */
+  added?: (parent: Command<any, any, any>, cmd: Command<any, any, any>) => void;
 }
 
 /** The registry of one program; `exitCode()` is what the last action asked for (0 unless it returned a number). */
 export function createRegistry(o: RegistryOptions): Registry & { exitCode(): number } {
   let exitCode = 0;
+  const positions = new Map<Command<any, any, any>, number>();
   const invoke = async (cmd: Command<any, any, any>, fn: (ctx: Context, ...args: unknown[]) => Promise<number | void> | number | void, args: unknown[]) => {
     const ctx = o.context(cmd.optsWithGlobals() as GlobalOptions);
     const code = await fn(ctx, ...args);
@@ -48,7 +66,12 @@ export function createRegistry(o: RegistryOptions): Registry & { exitCode(): num
   };
   return {
     wants: (group) => o.wants?.(group) ?? true,
-    add(parent, cmd, load, name, lines) {
+    add(parent, make, load, name, lines) {
+      const position = positions.get(parent) ?? 0;
+      positions.set(parent, position + 1);
+      if (typeof make === 'function' && o.skip?.(parent, position)) return;
+      const cmd = typeof make === 'function' ? make() : make;
+      o.added?.(parent, cmd);
       cmd.copyInheritedSettings(parent);
       parent.addCommand(cmd);
       examples(cmd, lines);

@@ -50,6 +50,54 @@ function openApi(): Document {
   return (doc = embedded ? (JSON.parse(embedded.toString('utf8')) as Document) : readDocument(DOCUMENT));
 }
 
+/**
+ * The build's slices of docs/openapi.json (scripts/build.mjs, sliceDocument below): dist/response-schemas/<id>.json
+ * holds one endpoint's success answers and the components they reach, a few hundred bytes where the whole document
+ * is ~280 kB (reading and parsing it, and collecting its garbage, cost a one-request command ~10 ms). Beside the
+ * chunks in dist/ only; in src/ (tests) there is none and the whole document is read.
+ */
+const SLICES = new URL('../response-schemas/', import.meta.url);
+
+/** `id`'s slice, or undefined when the build wrote none (src/, or an endpoint the slices do not have). */
+function readSlice(id: string): Document | undefined {
+  if (doc) return undefined; // the whole document is already read: no file to open
+  try {
+    return JSON.parse(readFileSync(new URL(`${id}.json`, SLICES), 'utf8')) as Document;
+  } catch {
+    return undefined;
+  }
+}
+
+const COMPONENT_REF_TEXT = /"\$ref":"#\/components\/schemas\/([^"]+)"/g;
+
+/**
+ * For the build: one document per operation of `whole`, with only that operation's 2xx answers and the components
+ * they reach (transitively). responseSchemaOf and the compiler read a slice exactly as they read the whole document.
+ */
+export function sliceDocument(whole: Document): Record<string, Document> {
+  const slices: Record<string, Document> = {};
+  for (const [path, methods] of Object.entries(whole.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const id = op.operationId;
+      if (typeof id !== 'string') continue;
+      if (!/^[A-Za-z0-9._-]+$/.test(id) || id in slices) throw new Error(`response schemas: the operationId ${JSON.stringify(id)} cannot name a file of its own`);
+      const responses = Object.fromEntries(Object.entries((op.responses ?? {}) as Record<string, Json>).filter(([status]) => /^2\d\d$/.test(status)));
+      const schemas: Record<string, Json> = {};
+      const reach = (value: unknown) => {
+        for (const m of JSON.stringify(value).matchAll(COMPONENT_REF_TEXT)) {
+          const name = m[1];
+          if (name in schemas || !(name in whole.components.schemas)) continue;
+          schemas[name] = whole.components.schemas[name];
+          reach(schemas[name]);
+        }
+      };
+      reach(responses);
+      slices[id] = { paths: { [path]: { [method]: { operationId: id, responses } } }, components: { schemas } };
+    }
+  }
+  return slices;
+}
+
 /** The OpenAPI document at `url`; a CliError that says what to do when it cannot be read. */
 export function readDocument(url: URL): Document {
   let text: string;
@@ -242,9 +290,9 @@ function array(item: Check): Check {
 let compiler: Compiler | undefined;
 const checks = new Map<string, Check | null>();
 
-/** The JSON Schema of `ep`'s success answer in docs/openapi.json, or null when it documents no body (a 204). */
-export function responseSchemaOf(ep: Endpoint): Json | null {
-  const op = openApi().paths[ep.path]?.[ep.method.toLowerCase()];
+/** The JSON Schema of `ep`'s success answer in docs/openapi.json (or `document`), or null when it documents no body (a 204). */
+export function responseSchemaOf(ep: Endpoint, document: Document = openApi()): Json | null {
+  const op = document.paths[ep.path]?.[ep.method.toLowerCase()];
   const success = (op?.responses as Record<string, Json> | undefined)?.[String(ep.successStatus)];
   if (!op || op.operationId !== ep.id || !success) {
     throw new Error(`answer check: docs/openapi.json has no ${ep.successStatus} answer of ${ep.id} at ${ep.method} ${ep.path}: it is out of date (npm run docs)`);
@@ -257,9 +305,11 @@ export function responseSchemaOf(ep: Endpoint): Json | null {
 export function responseCheck(ep: Endpoint): Check | null {
   let check = checks.get(ep.id);
   if (check === undefined) {
-    const schema = responseSchemaOf(ep);
-    compiler ??= new Compiler(openApi().components.schemas);
-    check = schema ? compiler.compile(schema, `${ep.id} response`) : null;
+    const slice = readSlice(ep.id);
+    const schema = responseSchemaOf(ep, slice);
+    // A slice's components are its own (a compiler per endpoint); the whole document's are shared.
+    const by = slice ? new Compiler(slice.components.schemas) : (compiler ??= new Compiler(openApi().components.schemas));
+    check = schema ? by.compile(schema, `${ep.id} response`) : null;
     checks.set(ep.id, check);
   }
   return check;

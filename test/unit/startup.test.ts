@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/program.js';
+import { main } from '../../src/cli.js';
+import { createMemoryIO } from '../../src/io/memory.js';
+import { buildProgram, commandIndex, firstOperand, root, type CommandIndex } from '../../src/program.js';
 import { runCli } from '../helpers/cli.js';
 import { K } from '../helpers/expect.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
@@ -34,6 +36,92 @@ describe('registering only the groups on the command line (a start-up shortcut)'
     expect(paths(mine)).toEqual(paths(theirs));
     expect(mine.helpInformation()).toBe(theirs.helpInformation());
   });
+});
+
+describe('registering only the invoked command (the build\'s command index, dist/command-index.json)', () => {
+  const full = buildProgram().program;
+  const index = commandIndex();
+
+  it('names every top-level command and alias but help, each by the registration that adds it', () => {
+    const names = full.commands.filter((c) => c.name() !== 'help').flatMap((c) => [c.name(), ...c.aliases()]);
+    expect(Object.keys(index.commands).sort()).toEqual(names.sort());
+    for (const [name, i] of Object.entries(index.commands)) {
+      const program = buildProgram({ index, argv: [name] }).program;
+      expect(program.commands.map((c) => c.name()), name).toContain(full.commands.find((c) => c.name() === name || c.aliases().includes(name))!.name());
+      expect(program.commands.every((c) => c.name() === 'help' || index.commands[c.name()] === i), name).toBe(true);
+    }
+  });
+
+  it.each(full.commands.filter((c) => c.name() !== 'help').map((c) => c.name()))('%s: built alone, its subtree and help are those of the whole tree', (name) => {
+    const program = buildProgram({ index, argv: ['--profile', 'p', name], wants: (g) => g === name }).program;
+    const mine = program.commands.find((c) => c.name() === name)!;
+    const theirs = full.commands.find((c) => c.name() === name)!;
+    expect(paths(mine)).toEqual(paths(theirs));
+    expect(mine.helpInformation()).toBe(theirs.helpInformation());
+    expect(program.commands.length).toBeLessThan(full.commands.length);
+  });
+
+  const built = fileURLToPath(new URL('../../dist/command-index.json', import.meta.url));
+  it.skipIf(!existsSync(built))('the build wrote this index', () => {
+    expect(JSON.parse(readFileSync(built, 'utf8'))).toEqual(index);
+  });
+
+  it('finds the first operand past the root options, or says it cannot be sure', () => {
+    const program = root();
+    expect(firstOperand(program, ['notes', 'get', 'x'])).toBe('notes');
+    expect(firstOperand(program, ['--profile', 'p', '-o', 'json', '--debug', '--no-color', 'notes'])).toBe('notes');
+    expect(firstOperand(program, ['--output=json', '-ojson', '--json', 'wm', 'list'])).toBe('wm');
+    expect(firstOperand(program, ['--', 'notes'])).toBeUndefined();
+    expect(firstOperand(program, ['--nosuch', 'notes'])).toBeUndefined();
+    expect(firstOperand(program, ['--debug=1', 'notes'])).toBeUndefined();
+    expect(firstOperand(program, ['--profile'])).toBeUndefined();
+    expect(firstOperand(program, [])).toBeUndefined();
+  });
+
+  it('anything else builds the whole tree (a mistyped or unknown command, help, options the root does not know)', () => {
+    for (const argv of [['nots'], ['help', 'notes'], ['--bogus', 'notes'], ['--', 'notes'], []]) expect(buildProgram({ index, argv }).program.commands.length, argv.join(' ')).toBe(full.commands.length);
+  });
+
+  it.each(paths(full).filter((p) => !p.startsWith('help')))('%s: built for its command line, it is there with the help and flags of the whole tree', (path) => {
+    const words = path.split(' ');
+    const program = buildProgram({ index, argv: [...words, '--help'], wants: (g) => g === words[0] }).program;
+    const find = (from: Command) => words.reduce<Command | undefined>((c, w) => c?.commands.find((x) => x.name() === w), from);
+    const mine = find(program as unknown as Command)!;
+    const theirs = find(full as unknown as Command)!;
+    expect(mine, path).toBeDefined();
+    expect(mine.helpInformation()).toBe(theirs.helpInformation());
+    expect(mine.options.map((o) => o.flags)).toEqual(theirs.options.map((o) => o.flags));
+    expect(paths(mine)).toEqual(paths(theirs));
+  });
+
+  it('makes no other command of the group named on the command line', () => {
+    const program = buildProgram({ index, argv: ['notes', 'get', 'nt1'], wants: (g) => g === 'notes' }).program;
+    const notes = program.commands.find((c) => c.name() === 'notes')!;
+    expect(notes.commands.map((c) => c.name())).toEqual(expect.arrayContaining(['get']));
+    expect(notes.commands.map((c) => c.name())).not.toContain('list');
+    // Nor the commands of its sub-groups (notes documents …).
+    expect(paths(notes).filter((p) => p.split(' ').length > 1)).toEqual([]);
+    // A word that is no sub-command of the group (a typo, a mistake): all are made, for the error and its hint.
+    const all = buildProgram({ index, argv: ['notes', 'gte'], wants: (g) => g === 'notes' }).program.commands.find((c) => c.name() === 'notes')!;
+    expect(paths(all)).toEqual(paths(full.commands.find((c) => c.name() === 'notes')!));
+  });
+
+  const run = async (argv: string[], commandIndex: CommandIndex | null) => {
+    const mem = createMemoryIO();
+    const dir = mkdtempSync(join(tmpdir(), 'notevox-index-'));
+    try {
+      const code = await main(argv, { io: () => mem.io, env: { NOTEVOX_CONFIG_DIR: dir, NO_COLOR: '1' }, commandIndex });
+      return { code, stdout: mem.stdout(), stderr: mem.stderr() };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  it.each([[['notes', '--help']], [['notes', 'gte']], [['notes', 'get']], [['notes', 'get', '--help']], [['notes', 'documents', 'get', 'x', '--format', 'nope']], [['notes', 'get', 'x', '--bogus']], [['--profile', 'p', 'wm', 'list', '--help']], [['nots']], [['config', 'list', '-o', 'json']], [['org', '--help']]])(
+    'main answers %j with the index exactly as with the whole tree',
+    async (argv) => {
+      expect(await run(argv, index)).toEqual(await run(argv, null));
+    },
+  );
 });
 
 describe('zod stays out of the start-up of commands that do not check an answer (build/meta.json, written by npm run build)', () => {

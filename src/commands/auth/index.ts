@@ -13,13 +13,13 @@ export const scopes = () => new Command('scopes').description('list the scopes a
 export function registerAuth(program: Command, r: Registry): void {
   const auth = program.command('auth').description('log in with an API key, see which key is in use, log out');
   const load = () => import('./run.js');
-  r.add(auth, login(), load, 'login', [
+  r.add(auth, login, load, 'login', [
     'notevox auth login                                   # prompts for the key (masked)',
     'notevox auth login --base-url http://127.0.0.1:4010 --profile sandbox',
     'printenv NOTEVOX_KEY | notevox auth login --with-key --profile ci',
   ]);
-  r.add(auth, status(), load, 'status', ['notevox auth status', 'notevox auth status --json']);
-  r.add(auth, logout(), load, 'logout', ['notevox auth logout', 'notevox auth logout --profile ci']);
-  r.add(auth, switchProfile(), load, 'switchProfile', ['notevox auth switch sandbox']);
-  r.add(program, scopes(), load, 'scopes', ['notevox scopes', 'notevox scopes -o json']);
+  r.add(auth, status, load, 'status', ['notevox auth status', 'notevox auth status --json']);
+  r.add(auth, logout, load, 'logout', ['notevox auth logout', 'notevox auth logout --profile ci']);
+  r.add(auth, switchProfile, load, 'switchProfile', ['notevox auth switch sandbox']);
+  r.add(program, scopes, load, 'scopes', ['notevox scopes', 'notevox scopes -o json']);
 }

@@ -8,7 +8,7 @@ export const doctor = () =>
     .option('--for <groups>', 'check only what these command groups need (comma-separated: notes, folders, templates, wm, voice, workspaces, wiki)');
 
 export function registerDoctor(program: Command, r: Registry): void {
-  r.add(program, doctor(), () => import('./run.js'), 'doctor', [
+  r.add(program, doctor, () => import('./run.js'), 'doctor', [
     'notevox doctor                      # every check, a table on a terminal',
     'notevox doctor --for wm,voice       # only the scopes and workspace those commands need',
     'notevox doctor --no-network -o json # the local checks, for a script',

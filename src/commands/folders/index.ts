@@ -52,20 +52,20 @@ export function registerFolders(program: Command, r: Registry): void {
   insteadOf(folders, { tree: 'notevox folders list --tree' });
   if (!r.wants('folders')) return;
   const load = () => import('./run.js');
-  r.add(folders, list(), load, 'list', [
+  r.add(folders, list, load, 'list', [
     'notevox folders list --workspace "Product Team"',
     'notevox folders list --workspace wsProductTeam001 --tree',
     'notevox folders list --json --query "[?sharingType==\'LIMITED\'].title"',
   ]);
-  r.add(folders, get(), load, 'get', ['notevox folders get 12', 'notevox folders get 12 --json']);
-  r.add(folders, create(), load, 'create', [
+  r.add(folders, get, load, 'get', ['notevox folders get 12', 'notevox folders get 12 --json']);
+  r.add(folders, create, load, 'create', [
     'notevox folders create "Customer calls" --workspace Sales',
     'notevox folders create "Q3 planning" --parent 12 --color "#7B61FF" --sharing ALL_MEMBER_EDITOR --workspace "Product Team"',
     'notevox folders create "Drafts" --sharing PRIVATE --workspace "Product Team"',
     'notevox folders create "Leadership" --member 102:EDITOR --member 103:VIEWER --workspace "Product Team"',
     'notevox folders create --workspace "Product Team"   # asks for the title and the rest on a terminal',
   ]);
-  r.add(folders, update(), load, 'update', ['notevox folders update 12 --title "2027 planning (final)"', 'notevox folders update 12 --color "#D0021B" --sharing ALL_MEMBER_VIEWER']);
-  r.add(folders, move(), load, 'move', ['notevox folders move 13 --to 16', 'notevox folders move 13 --to 19 --inherit-sharing', 'notevox folders move 13 --root']);
-  r.add(folders, remove(), load, 'remove', ['notevox folders delete 16', 'notevox folders delete 16 --yes']);
+  r.add(folders, update, load, 'update', ['notevox folders update 12 --title "2027 planning (final)"', 'notevox folders update 12 --color "#D0021B" --sharing ALL_MEMBER_VIEWER']);
+  r.add(folders, move, load, 'move', ['notevox folders move 13 --to 16', 'notevox folders move 13 --to 19 --inherit-sharing', 'notevox folders move 13 --root']);
+  r.add(folders, remove, load, 'remove', ['notevox folders delete 16', 'notevox folders delete 16 --yes']);
 }

@@ -12,7 +12,7 @@ export const mcp = () =>
     .option('--tools <glob,...>', 'offer only the tools whose names match, e.g. "notes_*,wm_list"', commaList((v) => v));
 
 export function registerMcp(program: Command, r: Registry): void {
-  r.add(program, mcp(), () => import('./run.js'), 'mcp', [
+  r.add(program, mcp, () => import('./run.js'), 'mcp', [
     'notevox mcp',
     'notevox mcp --allow-writes --tools "notes_*,folders_*"',
     'notevox mcp --base-url http://127.0.0.1:4010 --allow-writes --allow-destructive',

@@ -90,46 +90,46 @@ export function registerNotes(program: Command, r: Registry): void {
   if (!r.wants('notes')) return;
   const read = () => import('./read.js');
 
-  r.add(notes, list(), read, 'list', [
+  r.add(notes, list, read, 'list', [
     'notevox notes list',
     'notevox notes list --workspace Sales --limit 10',
     'notevox notes list --all -o ndjson > notes.ndjson',
     'notevox notes list --json --query "[].title"',
   ]);
-  r.add(notes, get(), read, 'get', ['notevox notes get nt0000000001a', 'notevox notes get nt0000000001a --json']);
-  r.add(notes, rename(), read, 'rename', ['notevox notes rename nt0000000001a "Q3 planning (final)"']);
-  r.add(notes, search(), read, 'search', [
+  r.add(notes, get, read, 'get', ['notevox notes get nt0000000001a', 'notevox notes get nt0000000001a --json']);
+  r.add(notes, rename, read, 'rename', ['notevox notes rename nt0000000001a "Q3 planning (final)"']);
+  r.add(notes, search, read, 'search', [
     'notevox notes search "offline sync" --workspace "Product Team"',
     'notevox notes search harbor --workspace wsProductTeam001 --from 2026-10-01 --to 2026-10-31 --size 5',
     'notevox notes search launch --workspace "Product Team" --json --query "notes[].documents[].templateTitle"',
   ]);
-  r.add(notes, paragraphs(), read, 'paragraphs', [
+  r.add(notes, paragraphs, read, 'paragraphs', [
     `notevox notes paragraphs ${G}`,
     `notevox notes paragraphs ${G} --all --plain > transcript.txt`,
     `notevox notes paragraphs ${G} --all -o ndjson`,
     'notevox notes paragraphs <live-note-guid> --follow            # until the recording ends',
   ]);
-  r.add(notes, folders(), read, 'folders', [`notevox notes folders ${G}`, `notevox notes folders ${G} --json`]);
+  r.add(notes, folders, read, 'folders', [`notevox notes folders ${G}`, `notevox notes folders ${G} --json`]);
 
   const links = () => import('./share-links.js');
   const share = notes.command('share-link').description("read, create or delete a note's share link");
-  r.add(share, shareLinkGet(), links, 'get', [`notevox notes share-link get ${G}`]);
-  r.add(share, shareLinkCreate(), links, 'create', [
+  r.add(share, shareLinkGet, links, 'get', [`notevox notes share-link get ${G}`]);
+  r.add(share, shareLinkCreate, links, 'create', [
     `notevox notes share-link create ${G}`,
     `notevox notes share-link create ${G} --password --json`,
     `notevox notes share-link create ${G} --rotate`,
   ]);
-  r.add(share, shareLinkDelete(), links, 'remove', [`notevox notes share-link delete ${G}`]);
+  r.add(share, shareLinkDelete, links, 'remove', [`notevox notes share-link delete ${G}`]);
 
   const docs = () => import('./documents.js');
   const documents = notes.command('documents').description('list, read and generate documents made from templates');
-  r.add(documents, documentsList(), docs, 'list', [`notevox notes documents list ${G}`]);
-  r.add(documents, documentsGet(), docs, 'get', [
+  r.add(documents, documentsList, docs, 'list', [`notevox notes documents list ${G}`]);
+  r.add(documents, documentsGet, docs, 'get', [
     `notevox notes documents get ${G} 2`,
     `notevox notes documents get ${G} 2 --format html --out launch.html`,
     `notevox notes documents get ${G} 2 --format json --out launch.json`,
   ]);
-  r.add(documents, documentsGenerate(), docs, 'generate', [
+  r.add(documents, documentsGenerate, docs, 'generate', [
     `notevox notes documents generate ${G} --template 1 --locale en_US`,
     `notevox notes documents generate ${G} --template 1 --locale en_US --format html --out launch.html`,
     `notevox notes documents generate ${G}   # asks for the template and locale on a terminal`,
@@ -137,10 +137,10 @@ export function registerNotes(program: Command, r: Registry): void {
 
   const sums = () => import('./summaries.js');
   const summaries = notes.command('summaries').description("list and read a note's summaries");
-  r.add(summaries, summariesList(), sums, 'list', [`notevox notes summaries list ${G}`]);
-  r.add(summaries, summariesGet(), sums, 'get', [`notevox notes summaries get ${G}`, `notevox notes summaries get ${G} 1 --format plain --out summary.txt`]);
+  r.add(summaries, summariesList, sums, 'list', [`notevox notes summaries list ${G}`]);
+  r.add(summaries, summariesGet, sums, 'get', [`notevox notes summaries get ${G}`, `notevox notes summaries get ${G} 1 --format plain --out summary.txt`]);
 
-  r.add(notes, exportNote(), () => import('./export.js'), 'exportNote', [
+  r.add(notes, exportNote, () => import('./export.js'), 'exportNote', [
     `notevox notes export ${G} --out launch.md`,
     `notevox notes export ${G} --format json --out launch.json`,
     `notevox notes export ${G} | less`,

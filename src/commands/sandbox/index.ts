@@ -31,7 +31,7 @@ export function registerSandbox(program: Command, r: Registry): void {
   const sandbox = program.command('sandbox').description('a local emulator of the whole service, for trying things out and for tests');
   if (!r.wants('sandbox')) return;
   const load = () => import('./run.js');
-  r.add(sandbox, start(), load, 'start', [
+  r.add(sandbox, start, load, 'start', [
     'notevox sandbox start',
     'notevox sandbox start --port 0 --json            # one JSON line: baseUrl, keys and webhooks',
     'notevox sandbox start --state ./sandbox.db --rate-limit 0',
@@ -41,5 +41,5 @@ export function registerSandbox(program: Command, r: Registry): void {
     'notevox sandbox start --webhook https://hooks.example.test/in --webhook-allow-host hooks.example.test',
   ]);
   registerSandboxEvents(sandbox, r);
-  r.add(sandbox, seedExample(), load, 'seedExample', ['notevox sandbox seed-example > seed.json']);
+  r.add(sandbox, seedExample, load, 'seedExample', ['notevox sandbox seed-example > seed.json']);
 }

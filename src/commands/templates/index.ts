@@ -14,7 +14,7 @@ export function registerTemplates(program: Command, r: Registry): void {
   const templates = program.command('templates').description('list and read the note document templates the key can use');
   if (!r.wants('templates')) return;
   const load = () => import('./run.js');
-  r.add(templates, list(), load, 'list', [
+  r.add(templates, list, load, 'list', [
     'notevox templates list',
     'notevox templates list --managed',
     'notevox templates list --owner user',
@@ -22,5 +22,5 @@ export function registerTemplates(program: Command, r: Registry): void {
     'notevox templates list --workspace "Product Team"',
     'notevox templates list --workspace - --json',
   ]);
-  r.add(templates, get(), load, 'get', ['notevox templates get 1', 'notevox templates get 1 --json --query "sections[].title"']);
+  r.add(templates, get, load, 'get', ['notevox templates get 1', 'notevox templates get 1 --json --query "sections[].title"']);
 }

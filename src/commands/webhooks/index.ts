@@ -17,7 +17,7 @@ export const listen = () =>
 export function registerWebhooks(program: Command<any, any, any>, r: Registry): void {
   const webhooks = program.command('webhooks').description('receive and inspect webhook events locally (docs/events.md)');
   if (!r.wants('webhooks')) return;
-  r.add(webhooks, listen(), () => import('./run.js'), 'listen', [
+  r.add(webhooks, listen, () => import('./run.js'), 'listen', [
     'NOTEVOX_WEBHOOK_SECRET=whsec_… notevox webhooks listen',
     'notevox webhooks listen --secret-file ./whsec.txt --forward-to http://127.0.0.1:3000/webhooks',
     'notevox webhooks listen --events note.ended,note_summary.generated -o ndjson | jq .data.resourceId',

@@ -28,17 +28,17 @@ export function registerWiki(program: Command, r: Registry): void {
   const wiki = program.command('wiki').description("read a workspace's wiki: pages, their mentions in notes, search");
   if (!r.wants('wiki')) return;
   const load = () => import('./run.js');
-  r.add(wiki, pages(), load, 'pages', [
+  r.add(wiki, pages, load, 'pages', [
     'notevox wiki pages --workspace "Product Team"',
     'notevox wiki pages --workspace "Product Team" --type feature --since 2026-10-01',
     'notevox wiki pages --workspace wsProductTeam001 --search harbor --json',
     'notevox wiki pages --all -o ndjson                    # with a key bound to a workspace',
   ]);
-  r.add(wiki, page(), load, 'page', [`notevox wiki page ${PAGE} --workspace "Product Team"`, `notevox wiki page ${PAGE} --workspace "Product Team" --json --query links`]);
-  r.add(wiki, mentions(), load, 'mentions', [
+  r.add(wiki, page, load, 'page', [`notevox wiki page ${PAGE} --workspace "Product Team"`, `notevox wiki page ${PAGE} --workspace "Product Team" --json --query links`]);
+  r.add(wiki, mentions, load, 'mentions', [
     `notevox wiki mentions ${PAGE} --workspace "Product Team"`,
     `notevox wiki mentions ${PAGE} --workspace "Product Team" --all -o ndjson > mentions.ndjson`,
     `notevox wiki mentions ${PAGE} --workspace "Product Team" --limit 200 --cursor <nextCursor>`,
   ]);
-  r.add(wiki, search(), load, 'search', ['notevox wiki search "offline" --workspace "Product Team"', 'notevox wiki search HFL --workspace wsProductTeam001 --json']);
+  r.add(wiki, search, load, 'search', ['notevox wiki search "offline" --workspace "Product Team"', 'notevox wiki search HFL --workspace wsProductTeam001 --json']);
 }

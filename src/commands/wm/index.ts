@@ -65,12 +65,12 @@ export function registerWordMemories(program: Command, r: Registry): void {
   const wm = program.command('wm').description('word memories (terms that improve transcription) of the user, a workspace or the organization: list, change, import, export, sync');
   if (!r.wants('wm')) return;
   const load = () => import('./run.js');
-  r.add(wm, list(), load, 'list', ['notevox wm list', 'notevox wm list --scope org --all -o ndjson', 'notevox wm list --workspace "Product Team" --limit 10']);
-  r.add(wm, get(), load, 'get', ['notevox wm get 42', 'notevox wm get 7 --scope org --json']);
-  r.add(wm, add(), load, 'add', ['notevox wm add Kubernetes --sub k8s', 'notevox wm add Northwind --scope org']);
-  r.add(wm, update(), load, 'update', ['notevox wm update 42 --sub K8s', 'notevox wm update 42 --clear-sub']);
-  r.add(wm, remove(), load, 'remove', ['notevox wm rm 42', 'notevox wm rm 42 43 44 --scope org --yes']);
-  r.add(wm, importCsv(), () => import('./import.js'), 'importCsv', [
+  r.add(wm, list, load, 'list', ['notevox wm list', 'notevox wm list --scope org --all -o ndjson', 'notevox wm list --workspace "Product Team" --limit 10']);
+  r.add(wm, get, load, 'get', ['notevox wm get 42', 'notevox wm get 7 --scope org --json']);
+  r.add(wm, add, load, 'add', ['notevox wm add Kubernetes --sub k8s', 'notevox wm add Northwind --scope org']);
+  r.add(wm, update, load, 'update', ['notevox wm update 42 --sub K8s', 'notevox wm update 42 --clear-sub']);
+  r.add(wm, remove, load, 'remove', ['notevox wm rm 42', 'notevox wm rm 42 43 44 --scope org --yes']);
+  r.add(wm, importCsv, () => import('./import.js'), 'importCsv', [
     'notevox wm import terms.csv',
     'notevox wm import terms.csv --scope workspace --workspace "Product Team" --dry-run',
     'notevox wm import terms.csv --skip-invalid --rejects rejected.csv -o json',
@@ -78,6 +78,6 @@ export function registerWordMemories(program: Command, r: Registry): void {
     "notevox wm import excel-export.csv --delimiter ';'",
     "notevox wm import excel-export.csv --delimiter ';'",
   ]);
-  r.add(wm, exportScope(), () => import('./export.js'), 'exportScope', ['notevox wm export > terms.csv', 'notevox wm export --scope org --out org-terms.csv', 'notevox wm export -o ndjson | jq .entry']);
-  r.add(wm, sync(), () => import('./sync.js'), 'sync', ['notevox wm sync terms.csv --dry-run', 'notevox wm sync terms.csv --prune --yes --scope org']);
+  r.add(wm, exportScope, () => import('./export.js'), 'exportScope', ['notevox wm export > terms.csv', 'notevox wm export --scope org --out org-terms.csv', 'notevox wm export -o ndjson | jq .entry']);
+  r.add(wm, sync, () => import('./sync.js'), 'sync', ['notevox wm sync terms.csv --dry-run', 'notevox wm sync terms.csv --prune --yes --scope org']);
 }

@@ -30,13 +30,13 @@ export function registerWorkspaces(program: Command, r: Registry): void {
   const load = () => import('./run.js');
   const workspaces = program.command('workspaces').description("manage the organization's workspaces (an organization admin's account key, or an organization key)");
   if (r.wants('workspaces')) {
-    r.add(workspaces, list(), load, 'list', ['notevox workspaces list', 'notevox workspaces list --json --query "[?isWikiEnabled].name"']);
-    r.add(workspaces, get(), load, 'get', ['notevox workspaces get "Customer Support"', `notevox workspaces get ${WS} --json`]);
-    r.add(workspaces, create(), load, 'create', ['notevox workspaces create "Research"', 'notevox workspaces create "Field Ops" --json --query guid']);
-    r.add(workspaces, rename(), load, 'rename', ['notevox workspaces rename Sales "Sales EMEA"', `notevox workspaces rename ${WS} "Support"`]);
-    r.add(workspaces, quota(), load, 'quota', ['notevox workspaces quota "Customer Support" --minutes 900', 'notevox workspaces quota Sales --unlimited']);
-    r.add(workspaces, remove(), load, 'remove', ['notevox workspaces delete "Old Project"            # type the name to confirm', 'notevox workspaces delete wsOldProject0001 --yes']);
+    r.add(workspaces, list, load, 'list', ['notevox workspaces list', 'notevox workspaces list --json --query "[?isWikiEnabled].name"']);
+    r.add(workspaces, get, load, 'get', ['notevox workspaces get "Customer Support"', `notevox workspaces get ${WS} --json`]);
+    r.add(workspaces, create, load, 'create', ['notevox workspaces create "Research"', 'notevox workspaces create "Field Ops" --json --query guid']);
+    r.add(workspaces, rename, load, 'rename', ['notevox workspaces rename Sales "Sales EMEA"', `notevox workspaces rename ${WS} "Support"`]);
+    r.add(workspaces, quota, load, 'quota', ['notevox workspaces quota "Customer Support" --minutes 900', 'notevox workspaces quota Sales --unlimited']);
+    r.add(workspaces, remove, load, 'remove', ['notevox workspaces delete "Old Project"            # type the name to confirm', 'notevox workspaces delete wsOldProject0001 --yes']);
   }
   const org = program.command('org').description("the key's organization");
-  r.add(org, orgShow(), load, 'orgShow', ['notevox org show', 'notevox org show --json']);
+  r.add(org, orgShow, load, 'orgShow', ['notevox org show', 'notevox org show --json']);
 }
