@@ -1,11 +1,11 @@
 import { execa } from 'execa';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSandboxProcess } from '../helpers/sandbox-process.js';
 
 /**
  * The single-file executable (issue 28, docs/install.md): built by `npm run build:exe` (slow, and 130 MB: not part
@@ -85,16 +85,9 @@ describe.skipIf(!present)('the single-file executable', () => {
       expect((await notevox(form)).stdout, form.join(' ')).toBe(String(launcher.stdout));
     }
 
-    // The sandbox prints one JSON line: its URL and the demo keys (demo values, not credentials).
-    sandbox = spawn(join(bin, 'notevox'), ['sandbox', 'start', '--port', '0', '--json'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let sandboxErr = '';
-    sandbox.stderr!.on('data', (d) => (sandboxErr += d));
-    const exited = new Promise<number | null>((r) => sandbox!.once('exit', (code) => r(code)));
-    const first = await new Promise<string>((resolveLine, reject) => {
-      createInterface({ input: sandbox!.stdout! }).once('line', resolveLine);
-      sandbox!.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${sandboxErr}`)));
-    });
-    const started = JSON.parse(first) as { baseUrl: string; keys: Array<{ id: string; key: string }> };
+    const sb = await spawnSandboxProcess(join(bin, 'notevox'), { cwd: work, env });
+    sandbox = sb.child;
+    const { started, exited } = sb;
     expect(started.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const key = started.keys.find((k) => k.id === 'nvk_user_bound_product')!.key;
 
@@ -138,6 +131,6 @@ describe.skipIf(!present)('the single-file executable', () => {
     expect(await exited).toBe(0);
     sandbox = undefined;
     // Node 22's node:sqlite warning is filtered; nothing else is printed on stderr by the sandbox but its start line.
-    expect(sandboxErr).not.toMatch(/ExperimentalWarning|Cannot find module/);
+    expect(sb.stderr()).not.toMatch(/ExperimentalWarning|Cannot find module/);
   });
 });

@@ -1,11 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { spawnSandboxProcess } from '../helpers/sandbox-process.js';
 
 /**
  * The package as a user gets it: `npm pack`, a global install of the tarball into a throw-away prefix (runtime
@@ -77,16 +77,9 @@ describe('npm pack, then a global install', () => {
     expect(verbose.stdout).toContain(`node ${process.version}`);
     expect(verbose.stdout).toContain(`installed at ${join(prefix, 'lib', 'node_modules', pkg.name)}/`);
 
-    // The sandbox prints one JSON line: its URL and the demo keys (demo values, not credentials).
-    sandbox = spawn('notevox', ['sandbox', 'start', '--port', '0', '--json'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let sandboxErr = '';
-    sandbox.stderr!.on('data', (d) => (sandboxErr += d));
-    const exited = new Promise<number | null>((r) => sandbox!.once('exit', (code) => r(code)));
-    const first = await new Promise<string>((resolveLine, reject) => {
-      createInterface({ input: sandbox!.stdout! }).once('line', resolveLine);
-      sandbox!.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${sandboxErr}`)));
-    });
-    const started = JSON.parse(first) as { baseUrl: string; keys: Array<{ id: string; key: string }> };
+    const sb = await spawnSandboxProcess('notevox', { cwd: work, env });
+    sandbox = sb.child;
+    const { started, exited } = sb;
     expect(started.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     // Priya's account key made for the Product Team workspace: notes, voice jobs (in that workspace) and her word memories.
     const key = started.keys.find((k) => k.id === 'nvk_user_bound_product')!.key;
