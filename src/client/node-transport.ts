@@ -38,26 +38,31 @@ const IDLE_MS = 10_000;
 const closed = (cause?: Error) => Object.assign(new Error('the connection closed before the answer was complete', { cause }), { code: 'CONNECTION_CLOSED' });
 
 /**
- * A file body chunk by chunk, each buffer back to the body once the socket has taken it (the write's callback),
- * the next chunk read and queued while the last one goes out; no copy on our side and no fresh memory per chunk.
+ * A file body chunk by chunk, each buffer back to the body once the socket has taken it (the write's callback);
+ * no copy on our side and no fresh memory per chunk. No wait for 'drain': chunks are queued while the ones before
+ * go out, so that the socket never waits for us, and the body's few buffers bound what is queued (when all are out,
+ * the next chunk is read once the socket gives one back). A failure (the file shrank) goes to `fail`.
  */
-async function writeChunks(req: ClientRequest, body: FileBody, gaveUp: () => boolean): Promise<void> {
-  let next = body.nextChunk();
-  for (;;) {
-    const chunk = await next;
-    if (gaveUp()) return;
-    if (!chunk) {
-      req.end();
-      return;
+function writeChunks(req: ClientRequest, body: FileBody, gaveUp: () => boolean, fail: (err: unknown) => void): void {
+  const pump = () => {
+    try {
+      while (!gaveUp()) {
+        const chunk = body.takeChunk(pump);
+        if (chunk === undefined) return;
+        if (chunk === null) {
+          req.end();
+          body.destroy(); // closes the file; the chunks still queued count as they go out
+          return;
+        }
+        req.write(chunk, (err) => {
+          if (!err) body.chunkTaken(chunk);
+        });
+      }
+    } catch (e) {
+      fail(e);
     }
-    next = body.nextChunk();
-    next.catch(() => {}); // awaited on the next turn; meanwhile a failure must not count as unhandled
-    // No wait for 'drain': the next chunk is queued while this one goes out, so that the socket never waits for
-    // us; the three buffers bound what is queued (nextChunk waits until the socket has taken one).
-    req.write(chunk, (err) => {
-      if (!err) body.chunkTaken(chunk);
-    });
-  }
+  };
+  pump();
 }
 
 export function createNodeTransport(): Transport {
@@ -140,7 +145,7 @@ export function createNodeTransport(): Transport {
       } else if (w.body instanceof FileBody) {
         const body = w.body;
         body.on('error', fail);
-        writeChunks(req, body, () => settled).then(() => body.destroy(), fail);
+        writeChunks(req, body, () => settled, fail);
       } else {
         const body: Readable = w.body;
         body.on('error', fail);

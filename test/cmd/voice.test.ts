@@ -217,12 +217,26 @@ describe('voice upload', () => {
     expect(jobRow(JSON.parse(ok.stdout).jobId)?.workspace_guid).toBe(WS.support);
   });
 
+  it('a key bound to a workspace: create, upload, complete and nothing else (no auth/me first)', async () => {
+    const from = sb.db.get<{ id: number }>('SELECT MAX(id) AS id FROM request_log')!.id;
+    const r = await cli(['voice', 'upload', speech, '--no-wait']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const log = sb.db.all<{ method: string; path: string; status: number }>('SELECT method, path, status FROM request_log WHERE id > ? ORDER BY id', [from]);
+    expect(log.map((l) => `${l.method} ${l.path.replace(/[0-9a-f-]{36}/, 'ID')} ${l.status}`)).toEqual([
+      'POST /v1/external/voice-file/jobs 200',
+      'PUT /sandbox/uploads/ID 200',
+      'PUT /v1/external/voice-file/jobs/ID/upload-complete 200',
+    ]);
+  });
+
   it('uses the only voice-enabled workspace an unbound key reaches', async () => {
     // Priya reaches Product Team and Sales; Sales has voice jobs disabled
     const r = await cli(['voice', 'upload', speech, '--json'], DEMO_KEYS.member.token);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Using workspace Product Team (${WS.product})`);
     expect(jobRow(JSON.parse(r.stdout).jobId)?.workspace_guid).toBe(WS.product);
+    // The service's 400004 to the create without a workspace is what sends the CLI looking for one.
+    expect(r.stderr).not.toContain('400004');
   });
 
   it('explains 403000 and 403013', async () => {

@@ -29,52 +29,66 @@ function counting() {
 }
 
 describe('FileBody chunk by chunk (node:http)', () => {
-  it('serves the whole file from three buffers, each reused only after the socket took its chunk', async () => {
+  const never = () => expect.unreachable('no buffer was waited for');
+
+  it('serves the whole file from four buffers, each reused only after the socket took its chunk', () => {
     const c = counting();
     const body = new FileBody(path, content.length, c.hooks, CHUNK);
     const received: Buffer[] = [];
     const buffers = new Set<ArrayBufferLike>();
     const held: Buffer[] = [];
     for (;;) {
-      const chunk = await body.nextChunk();
-      if (!chunk) break;
+      const chunk = body.takeChunk(never);
+      if (chunk === null) break;
+      if (!chunk) throw new Error('no buffer free although one was given back');
       buffers.add(chunk.buffer);
       received.push(Buffer.from(chunk)); // a copy: the buffer is reused
       held.push(chunk);
-      // The socket hands chunks back late: two are held while the third is read.
-      if (held.length === 3) body.chunkTaken(held.shift()!);
+      // The socket hands chunks back late: three are held while the fourth is read.
+      if (held.length === 4) body.chunkTaken(held.shift()!);
     }
     for (const chunk of held) body.chunkTaken(chunk);
     body.destroy();
     expect(Buffer.concat(received).equals(content)).toBe(true);
-    expect(buffers.size).toBe(3);
+    expect(buffers.size).toBe(4);
     expect(c.sent.at(-1)).toBe(content.length);
     expect(c.sent).toHaveLength(11);
     expect(c.doneCalls()).toBe(1);
   });
 
-  it('waits for a chunk to be taken when all three buffers are out', async () => {
+  it('with all four buffers out, says to wait and calls back once a chunk is taken', () => {
     const body = new FileBody(path, content.length, counting().hooks, CHUNK);
-    const out = [await body.nextChunk(), await body.nextChunk(), await body.nextChunk()];
-    let fourth: Buffer | null | undefined;
-    const waiting = body.nextChunk().then((c) => (fourth = c));
-    await new Promise((r) => setTimeout(r, 20));
-    expect(fourth).toBeUndefined();
-    body.chunkTaken(out[1]!);
-    await waiting;
-    expect(fourth?.buffer).toBe(out[1]!.buffer);
-    expect(Buffer.from(fourth!).equals(content.subarray(3 * CHUNK, 4 * CHUNK))).toBe(true);
+    const out = [0, 1, 2, 3].map(() => body.takeChunk(never)!);
+    let woken = 0;
+    expect(body.takeChunk(() => woken++)).toBeUndefined();
+    expect(woken).toBe(0);
+    body.chunkTaken(out[1]);
+    expect(woken).toBe(1);
+    const fifth = body.takeChunk(never)!;
+    expect(fifth.buffer).toBe(out[1].buffer);
+    expect(Buffer.from(fifth).equals(content.subarray(4 * CHUNK, 5 * CHUNK))).toBe(true);
+    body.chunkTaken(out[2]);
+    expect(woken).toBe(1); // a wake-up only for the call that waited
     body.destroy();
   });
 
   it('a file that shrank is a usage error naming it', async () => {
     const body = new FileBody(path, content.length, counting().hooks, CHUNK);
-    const first = await body.nextChunk();
+    const first = body.takeChunk(never);
     await truncate(path, 10);
     body.chunkTaken(first!);
-    const err = await body.nextChunk().catch((e: unknown) => e);
-    expect(err).toMatchObject({ message: `${path} shrank while it was being uploaded`, exitCode: EXIT.USAGE });
+    expect(() => body.takeChunk(never)).toThrow(expect.objectContaining({ message: `${path} shrank while it was being uploaded`, exitCode: EXIT.USAGE }));
     body.destroy();
+  });
+
+  it('after destroy() no chunk is read, and chunks still with the socket still count', () => {
+    const c = counting();
+    const body = new FileBody(path, content.length, c.hooks, CHUNK);
+    const first = body.takeChunk(never)!;
+    body.destroy();
+    expect(() => body.takeChunk(never)).toThrow('the upload body was closed');
+    body.chunkTaken(first);
+    expect(c.sent).toEqual([CHUNK]);
   });
 });
 

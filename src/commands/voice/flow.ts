@@ -2,7 +2,7 @@ import type { ApiClient } from '../../client/client.js';
 import { isCI } from '../../io/iostreams.js';
 import { formatBytes, formatDuration, type Progress, type Spinner } from '../../io/progress.js';
 import type { Context } from '../types.js';
-import { completeUpload, createJob, deleteJob, once, uploadWithRetries, waitForJob, type UploadReporter, type VoiceJob } from './job.js';
+import { completeUpload, createJob, deleteJob, once, uploadWithRetries, waitForJob, type CreateJobOptions, type UploadReporter, type VoiceJob } from './job.js';
 import type { AudioFile } from './preflight.js';
 
 /**
@@ -20,11 +20,7 @@ export interface JobEvents {
   deleted(id: string): void;
 }
 
-export interface JobRequest {
-  workspaceGuid?: string;
-  locale?: string;
-  translate: string[];
-}
+export type JobRequest = CreateJobOptions;
 
 export const resumeCommand = (id: string, extra = '') => `notevox voice wait ${id}${extra}`;
 

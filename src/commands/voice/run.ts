@@ -67,9 +67,11 @@ export async function upload(ctx: Context, file: string, flags: Flags<typeof cmd
   const { locale, translate = [] } = flags;
   const audio = await preflight(file);
   const client = await ctx.client();
-  const workspaceGuid = await jobWorkspace(ctx, client, flags.workspace);
+  // Without --workspace, the workspace is looked for only if the service says the key needs one (createJob).
+  const workspaceGuid = flags.workspace ? await jobWorkspace(ctx, client, flags.workspace) : undefined;
+  const chooseWorkspace = () => jobWorkspace(ctx, client, undefined);
   const view = singleJobView(ctx, audio);
-  const job = await submitFile(ctx, client, audio, { workspaceGuid, locale, translate }, view.events);
+  const job = await submitFile(ctx, client, audio, { workspaceGuid, locale, translate, chooseWorkspace }, view.events);
   if (flags.wait) return finish(ctx, client, { id: job.id, status: job.status, flags, mode, timeoutMs, view });
   if (mode === 'json') renderObject(ctx.io, job, { ...ctx.output, format: 'json' });
   else ctx.io.out(job.id + '\n');
