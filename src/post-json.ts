@@ -1,5 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
 
 /**
  * One HTTP POST of a small body with a total timeout, on node:http(s) and a fresh connection (nothing pooled, so a
@@ -68,7 +67,9 @@ export function postJson(
       resolve({ error: 'invalid URL', durationMs: 0 });
       return;
     }
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    // node:https (and TLS) loaded at the first https POST, not when the sandbox starts; getBuiltinModule, as
+    // client/node-transport.ts explains, for node:http's getters.
+    const send = target.protocol === 'https:' ? process.getBuiltinModule('node:https').request : process.getBuiltinModule('node:http').request;
     const req = send(target, {
       method: 'POST',
       agent: false,

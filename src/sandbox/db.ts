@@ -1,4 +1,4 @@
-import { chmodSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
@@ -11,7 +11,9 @@ import { nodeSqlite } from './sqlite.js';
  * The sandbox's state store: node:sqlite, the SQLite inside Node.js. With `--state FILE`, FILE is an ordinary
  * SQLite database opened in place (WAL): every change is in it when the statement returns, and `sqlite3 FILE`
  * shows the current state. Without one the store is in memory, or, when it starts from an image (the demo seed,
- * a cached seed), a private copy of that file in a temporary directory, removed on close.
+ * a cached seed), that file opened read-only until the first change of the state, which first makes a private copy
+ * of it in a temporary directory (removed on close) and goes on there: a start on a big cached seed does not wait
+ * for copying it, and the image itself is never written.
  */
 
 /**
@@ -111,7 +113,11 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
       throw e instanceof UsageError ? e : cannotOpen(file, e as Error);
     }
     path = file;
-  } else if (opts.image !== undefined) {
+  } else if (typeof opts.image === 'string') {
+    const lazy = await openImageLazily(opts.image, opts);
+    if (lazy) return lazy;
+  }
+  if (!file && opts.image !== undefined) {
     privateDir = mkdtempSync(join(tmpdir(), 'notevox-sandbox-db-'));
     path = join(privateDir, 'state.sqlite');
     copyImage(opts.image, path);
@@ -144,6 +150,58 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
     else {
       sql.close();
       if (privateDir) rmSync(privateDir, { recursive: true, force: true });
+    }
+    throw e;
+  }
+}
+
+/**
+ * A store without a state file that starts from the image file: the image opened read-only (through a hard link
+ * in a private directory, so that the file stays what was opened even if the cache entry is removed), copied to a
+ * private writable file at the first statement that changes the state. undefined: the image is not a current
+ * notevox state (it goes the ordinary way: copied, then migrated or refused).
+ */
+async function openImageLazily(image: string, opts: OpenOptions): Promise<Db | undefined> {
+  const { DatabaseSync } = nodeSqlite();
+  const privateDir = mkdtempSync(join(tmpdir(), 'notevox-sandbox-db-'));
+  const base = join(privateDir, 'image.sqlite');
+  let sql: DatabaseSync | undefined;
+  let db: NodeDb | undefined;
+  try {
+    try {
+      linkSync(image, base);
+    } catch {
+      copyFileSync(image, base, constants.COPYFILE_FICLONE); // another file system: a copy, still never written
+    }
+    sql = new DatabaseSync(base, { readOnly: true, enableForeignKeyConstraints: true });
+    sql.exec(READ_PRAGMAS);
+    if (pragmaNumber(sql, 'user_version') !== SCHEMA_VERSION || pragmaNumber(sql, 'application_id') !== APPLICATION_ID) {
+      sql.close();
+      rmSync(privateDir, { recursive: true, force: true });
+      return undefined;
+    }
+    sql.exec(TEMP_SCHEMA);
+    const writable = () => {
+      const path = join(privateDir, 'state.sqlite');
+      copyFileSync(base, path, constants.COPYFILE_FICLONE);
+      const next = new DatabaseSync(path, { enableForeignKeyConstraints: true });
+      try {
+        next.exec(PRIVATE_PRAGMAS);
+        next.exec(TEMP_SCHEMA);
+      } catch (e) {
+        next.close();
+        throw e;
+      }
+      return next;
+    };
+    db = new NodeDb(sql, privateDir, writable);
+    await opts.init?.(db, { fromImage: true });
+    return db;
+  } catch (e) {
+    if (db) db.release();
+    else {
+      sql?.close();
+      rmSync(privateDir, { recursive: true, force: true });
     }
     throw e;
   }
@@ -291,15 +349,63 @@ class NodeDb implements Db {
   private txChanged = false;
   commits = 0;
   dataVersion = 0;
-  private readonly control: Record<'begin' | 'commit' | 'rollback', StatementSync>;
+  private control: Record<'begin' | 'commit' | 'rollback', StatementSync>;
 
   constructor(
-    private readonly sql: DatabaseSync,
+    private sql: DatabaseSync,
     /** The temporary directory of a private copy, removed on close. */
     private readonly privateDir: string | undefined,
+    /** `sql` is a read-only image: this opens the writable copy that replaces it at the first change. */
+    private makeWritable?: () => DatabaseSync,
   ) {
+    this.control = this.setUp(sql);
+  }
+
+  private setUp(sql: DatabaseSync): Record<'begin' | 'commit' | 'rollback', StatementSync> {
     for (const [name, fn] of Object.entries(SQL_FUNCTIONS)) sql.function(name, { deterministic: true }, fn);
-    this.control = { begin: sql.prepare('BEGIN'), commit: sql.prepare('COMMIT'), rollback: sql.prepare('ROLLBACK') };
+    return { begin: sql.prepare('BEGIN'), commit: sql.prepare('COMMIT'), rollback: sql.prepare('ROLLBACK') };
+  }
+
+  /**
+   * Before the first change of a store opened read-only on its image: go on in a writable copy, with the request
+   * log and the open transaction (nothing of the state changed in it yet, so it begins again there as it was).
+   */
+  private writable(): void {
+    const make = this.makeWritable;
+    if (!make) return;
+    const old = this.open();
+    const next = make();
+    this.makeWritable = undefined;
+    try {
+      const log = old.prepare('SELECT id, at, key_id, method, path, status FROM temp.request_log ORDER BY id').all();
+      const insert = next.prepare('INSERT INTO temp.request_log (id, at, key_id, method, path, status) VALUES ($id, $at, $key_id, $method, $path, $status)');
+      next.exec('BEGIN');
+      for (const row of log) insert.run(row as Record<string, SQLInputValue>);
+      next.exec('COMMIT');
+      if (this.depth > 0) {
+        next.exec('BEGIN');
+        for (let d = 1; d < this.depth; d++) next.exec(`SAVEPOINT nvx_sp_${d}`);
+      }
+      this.control = this.setUp(next);
+    } catch (e) {
+      next.close();
+      throw e;
+    }
+    this.statements.clear();
+    this.sql = next;
+    try {
+      if (old.isTransaction) old.exec('ROLLBACK');
+    } finally {
+      old.close();
+    }
+  }
+
+  /** The cached statement of `text`, on a writable store when it may change the state. */
+  private forRun(text: string): Prepared {
+    const p = this.prepared(text);
+    if (!p.changesState || !this.makeWritable) return p;
+    this.writable();
+    return this.prepared(text);
   }
 
   private open(): DatabaseSync {
@@ -333,29 +439,31 @@ class NodeDb implements Db {
   }
 
   all<T = Record<string, unknown>>(text: string, params?: Params): T[] {
-    const p = this.prepared(text);
+    const p = this.forRun(text);
     const rows = (p.stmt.all as (...a: unknown[]) => unknown[])(...p.args(params)) as T[];
     if (p.changesState) this.changed();
     return rows;
   }
 
   get<T = Record<string, unknown>>(text: string, params?: Params): T | undefined {
-    const p = this.prepared(text);
+    const p = this.forRun(text);
     const row = (p.stmt.get as (...a: unknown[]) => unknown)(...p.args(params)) as T | undefined;
     if (p.changesState) this.changed();
     return row;
   }
 
   run(text: string, params?: Params): RunResult {
-    const p = this.prepared(text);
+    const p = this.forRun(text);
     const r = (p.stmt.run as (...a: unknown[]) => { changes: number | bigint; lastInsertRowid: number | bigint })(...p.args(params));
     if (p.changesState && Number(r.changes) > 0) this.changed();
     return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
   }
 
   bulk<T>(fn: (prepare: (sql: string) => (values: readonly unknown[]) => void) => T): T {
-    const sql = this.open();
+    this.open();
     if (this.inBulk) throw new Error('Db.bulk: already in a bulk load');
+    this.writable();
+    const sql = this.open();
     const prepare = (text: string) => {
       const stmt = sql.prepare(text);
       const run = stmt.run as (...a: SQLInputValue[]) => unknown;
@@ -382,21 +490,22 @@ class NodeDb implements Db {
   }
 
   tx<T>(fn: () => T): T {
-    const sql = this.open();
+    this.open();
+    // this.sql each time: the first change inside fn may move the store to its writable copy (writable()).
     const outer = this.depth === 0;
     const savepoint = `nvx_sp_${this.depth}`;
     const undo = () => {
       this.dataVersion++;
       try {
         if (outer) this.control.rollback.run();
-        else sql.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+        else this.sql.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
       } catch {
         // SQLite already rolled back (it does on some errors): the original error is what matters
       }
       if (outer) this.txChanged = false;
     };
     if (outer) this.control.begin.run();
-    else sql.exec(`SAVEPOINT ${savepoint}`);
+    else this.sql.exec(`SAVEPOINT ${savepoint}`);
     this.depth++;
     let result: T;
     try {
@@ -410,7 +519,7 @@ class NodeDb implements Db {
     this.depth--;
     try {
       if (outer) this.control.commit.run();
-      else sql.exec(`RELEASE ${savepoint}`);
+      else this.sql.exec(`RELEASE ${savepoint}`);
     } catch (e) {
       undo();
       throw e;

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -383,6 +384,55 @@ describe('Db: persistence', () => {
     // A state file that does not exist yet starts as a copy of the image too.
     const state = await open({ stateFile: join(dir, 'from-image.sqlite'), image });
     expect(state.all('SELECT id FROM organizations')).toEqual([{ id: 'org_a' }]);
+  });
+
+  it('reads an image in place until the first change, then goes on in a private copy with its request log and open transaction', async () => {
+    const image = join(dir, 'image.sqlite');
+    const src = await open();
+    addOrg(src);
+    src.saveTo(image);
+    const bytes = async () => createHash('sha256').update(await readFile(image)).digest('hex');
+    const before = await bytes();
+    const db = await open({ image });
+    const main = () => String(db.get<{ file: string }>("SELECT file FROM pragma_database_list WHERE name = 'main'")!.file);
+    db.run('INSERT INTO request_log (at, method, path, status) VALUES (?, ?, ?, ?)', ['t1', 'GET', '/a', 200]);
+    const readOnly = main();
+    expect(readOnly).not.toBe(image);
+    expect(db.all('SELECT id FROM organizations')).toEqual([{ id: 'org_a' }]);
+    const version = db.dataVersion;
+    // the first change comes inside a nested transaction, after reads in it
+    db.tx(() => {
+      expect(db.get('SELECT count(*) AS n FROM organizations')).toEqual({ n: 1 });
+      db.tx(() => {
+        db.run('INSERT INTO request_log (at, method, path, status) VALUES (?, ?, ?, ?)', ['t2', 'GET', '/b', 200]);
+        addOrg(db, 'org_b');
+      });
+      expect(() =>
+        db.tx(() => {
+          addOrg(db, 'org_c');
+          throw new Error('undo');
+        }),
+      ).toThrow('undo');
+    });
+    expect(main()).not.toBe(readOnly);
+    expect(db.dataVersion).toBeGreaterThan(version);
+    expect(db.commits).toBe(1);
+    expect(db.all('SELECT id FROM organizations ORDER BY id')).toEqual([{ id: 'org_a' }, { id: 'org_b' }]);
+    expect(db.all('SELECT path FROM request_log ORDER BY id')).toEqual([{ path: '/a' }, { path: '/b' }]);
+    // a change that is rolled back as a whole, on a fresh image store
+    const other = await open({ image });
+    expect(() =>
+      other.tx(() => {
+        addOrg(other, 'org_x');
+        throw new Error('undo');
+      }),
+    ).toThrow('undo');
+    expect(other.all('SELECT id FROM organizations')).toEqual([{ id: 'org_a' }]);
+    addOrg(other, 'org_y');
+    expect(other.get('PRAGMA integrity_check')).toEqual({ integrity_check: 'ok' });
+    await db.close();
+    await other.close();
+    expect(await bytes()).toBe(before);
   });
 
   it('migrates a version 1 state file: request_log leaves it, the rows stay', async () => {

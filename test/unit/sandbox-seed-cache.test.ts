@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -36,20 +36,22 @@ async function started(opts: { stateFile?: string; seedCacheDir?: string } = {})
 function markCache(): void {
   for (const f of readdirSync(cache).filter((x) => x.endsWith('.sqlite'))) {
     const db = new (nodeSqlite().DatabaseSync)(join(cache, f));
-    db.exec("INSERT INTO organizations (id, name, created_at) VALUES ('org_marker', 'Marker', '2026-01-01T00:00:00.000Z')");
+    db.exec("INSERT OR IGNORE INTO organizations (id, name, created_at) VALUES ('org_marker', 'Marker', '2026-01-01T00:00:00.000Z')");
     db.close();
   }
 }
 
 describe('the seed cache', () => {
   it('builds the seed database on the first start and opens a copy of it on the next, with the seed file\'s keys', async () => {
+    utimesSync(seedFile, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000)); // not changed just now: its stamp is recorded
     const first = await started({ seedCacheDir: cache });
     expect(first).toMatchObject({ status: 200, marker: 0, reloaded: false });
     expect(first.own).toMatchObject({ id: 'k_own', secret: 'sk_own_secret_0001' });
     const files = readdirSync(cache).sort();
-    expect(files).toHaveLength(2);
-    expect(files[0]).toMatch(/^[0-9a-f]{40}\.json$/);
-    expect(files[1]).toMatch(/^[0-9a-f]{40}\.sqlite$/);
+    expect(files).toHaveLength(3);
+    expect(files.filter((f) => /^[0-9a-f]{40}\.json$/.test(f))).toHaveLength(1);
+    expect(files.filter((f) => /^[0-9a-f]{40}\.sqlite$/.test(f))).toHaveLength(1);
+    expect(files.filter((f) => /^[0-9a-f]{40}\.stat\.json$/.test(f))).toHaveLength(1); // the seed file's stamp: the next start need not hash it
     markCache();
 
     const second = await started({ seedCacheDir: cache });
@@ -65,11 +67,20 @@ describe('the seed cache', () => {
   });
 
   it('builds anew when the seed file changes, and is skipped without a cache directory (--no-seed-cache)', async () => {
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(seedFile, old, old);
     await started({ seedCacheDir: cache });
+    markCache();
+    // An edit of the same size, its modification time put back: the change time tells the stamp apart.
+    writeFileSync(seedFile, readFileSync(seedFile, 'utf8').replace('sk_own_secret_0001', 'sk_own_secret_0002'));
+    utimesSync(seedFile, old, old);
+    const edited = await started({ seedCacheDir: cache });
+    expect(edited).toMatchObject({ marker: 0 });
+    expect(edited.own).toMatchObject({ secret: 'sk_own_secret_0002' });
     markCache();
     writeFileSync(seedFile, JSON.stringify({ ...demoSeed, apiKeys: [...demoSeed.apiKeys!, { id: 'k_own', secret: 'sk_own_secret_0001', type: 'USER', userId: demoSeed.apiKeys![0].userId }] }));
     expect(await started({ seedCacheDir: cache })).toMatchObject({ marker: 0 });
-    expect(readdirSync(cache).filter((f) => f.endsWith('.sqlite'))).toHaveLength(2);
+    expect(readdirSync(cache).filter((f) => f.endsWith('.sqlite'))).toHaveLength(3);
     expect(await started()).toMatchObject({ marker: 0, status: 200 });
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Db } from '../db.js';
 import { SCHEMA_VERSION } from '../schema.sql.js';
@@ -13,7 +13,10 @@ import { parseSeedText } from './load.js';
  * `<cache dir>/sandbox-seeds/`; a later start of the same bytes opens a copy of that instead of parsing and
  * inserting again. Beside it, `<hash>.json` holds where the seed's `apiKeys` array lies in the file (byte
  * offsets), so that a cached start parses only that array to print the keys: secrets are stored nowhere but in
- * the seed file itself.
+ * the seed file itself. So that a cached start need not read and hash the whole file, `<path hash>.stat.json` records
+ * the hash of the file at that path with its identity and times (device, inode, size, modification and change time
+ * in nanoseconds, as git's index does; not for a file changed in the last 2 s): while they are the same, the file is
+ * taken as unchanged.
  */
 
 export interface SeedCacheEntry {
@@ -38,6 +41,10 @@ const seedHash = (bytes: Buffer) => createHash('sha256').update(`notevox-seed-ca
 
 /** Look the seed file up in the cache directory; `undefined` when it cannot be read (the ordinary path names the problem). */
 export async function seedCache(seedFile: string, dir: string): Promise<SeedCacheEntry | undefined> {
+  const statFile = join(dir, `${createHash('sha256').update(resolve(seedFile)).digest('hex').slice(0, 40)}.stat.json`);
+  const stamp = fileStamp(seedFile);
+  const known = stamp ? cachedByStamp(seedFile, dir, statFile, stamp) : undefined;
+  if (known) return known;
   let bytes: Buffer;
   try {
     bytes = await readFile(seedFile);
@@ -54,7 +61,10 @@ export async function seedCache(seedFile: string, dir: string): Promise<SeedCach
       const keys = JSON.parse(bytes.toString('utf8', sidecar.apiKeys[0], sidecar.apiKeys[1])) as Array<{ id: string; secret: string }>;
       for (const k of keys) secrets.set(k.id, k.secret);
     }
-    if (existsSync(image)) return { image, secrets, save: () => {} };
+    if (existsSync(image)) {
+      if (stamp) writeStamp(statFile, stamp, hash);
+      return { image, secrets, save: () => {} };
+    }
   } catch {
     // not cached yet (or a damaged entry): the start loads the seed, then saves it
   }
@@ -71,6 +81,7 @@ export async function seedCache(seedFile: string, dir: string): Promise<SeedCach
       const sidecar: Sidecar = { format: 1, apiKeys: locateApiKeys(text, (seed as { apiKeys?: unknown }).apiKeys) };
       writeFileSync(`${sidecarFile}.tmp`, JSON.stringify(sidecar), { mode: 0o600 });
       renameSync(`${sidecarFile}.tmp`, sidecarFile);
+      if (stamp) writeStamp(statFile, stamp, hash);
     },
   };
 }
@@ -115,4 +126,57 @@ function matchingBracket(text: string, start: number): number {
     }
   }
   return -1;
+}
+
+/** What identifies a file's version without reading it: device, inode, size, modification and change times (ns). */
+function fileStamp(file: string): string | undefined {
+  try {
+    const st = statSync(file, { bigint: true });
+    return st.isFile() ? [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].join(':') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeStamp(statFile: string, stamp: string, hash: string): void {
+  // A file changed within the time stamps' granularity of now could change again with the same stamp: not recorded
+  // (git's "racy" entries); a later start records it.
+  const mtimeNs = BigInt(stamp.split(':')[3]);
+  if (BigInt(Date.now()) * 1_000_000n - mtimeNs < 2_000_000_000n) return;
+  try {
+    writeFileSync(`${statFile}.${process.pid}.tmp`, JSON.stringify({ stamp, hash }), { mode: 0o600 });
+    renameSync(`${statFile}.${process.pid}.tmp`, statFile);
+  } catch {
+    // only a shortcut: the next start hashes the file again
+  }
+}
+
+/**
+ * The cached entry of the seed file when its stamp is the one recorded with a hash whose database is cached
+ * (reading only the apiKeys bytes of the file); undefined otherwise.
+ */
+function cachedByStamp(seedFile: string, dir: string, statFile: string, stamp: string): SeedCacheEntry | undefined {
+  try {
+    const record = JSON.parse(readFileSync(statFile, 'utf8')) as { stamp?: unknown; hash?: unknown };
+    if (record.stamp !== stamp || typeof record.hash !== 'string' || !/^[0-9a-f]{40}$/.test(record.hash)) return undefined;
+    const image = join(dir, `${record.hash}.sqlite`);
+    const sidecar = JSON.parse(readFileSync(join(dir, `${record.hash}.json`), 'utf8')) as Sidecar;
+    if (!existsSync(image)) return undefined;
+    const secrets = new Map<string, string>();
+    if (sidecar.apiKeys) {
+      const [from, to] = sidecar.apiKeys;
+      const bytes = Buffer.alloc(to - from);
+      const fd = openSync(seedFile, 'r');
+      try {
+        if (readSync(fd, bytes, 0, bytes.length, from) !== bytes.length) return undefined;
+      } finally {
+        closeSync(fd);
+      }
+      for (const k of JSON.parse(bytes.toString('utf8')) as Array<{ id: string; secret: string }>) secrets.set(k.id, k.secret);
+    }
+    // the file may have changed while it was read: then it is read and hashed as a whole
+    return fileStamp(seedFile) === stamp ? { image, secrets, save: () => {} } : undefined;
+  } catch {
+    return undefined;
+  }
 }
