@@ -396,3 +396,14 @@ export function checkRoot(root: string): void {
   if (!existsSync(join(root, 'bin', 'notevox.js'))) throw new Error(`${root} has no bin/notevox.js: --root must be a notevox checkout`);
   if (!existsSync(join(root, 'dist', 'cli.js'))) throw new Error(`${root}/dist/cli.js is missing: run \`npm ci\` (or \`npm run build\`) in that checkout first`);
 }
+
+/** One sandbox start with `args`, timed to listening (seconds), then stopped; its RSS at ready goes into `rss` if given. */
+export async function timedStart(ctx: Pick<BenchContext, 'sandbox'>, args: string[], env?: Record<string, string>, rss?: number[]): Promise<number> {
+  const sb = await ctx.sandbox(args, env);
+  try {
+    if (rss && sb.readyRssMb !== undefined) rss.push(sb.readyRssMb);
+    return sb.startMs / 1000;
+  } finally {
+    await sb.stop();
+  }
+}

@@ -1,7 +1,7 @@
 // Sandbox start on a big seed: `notevox sandbox start --seed <100k notes, 1M word memories>` from spawn to its
 // JSON line (the sandbox answers from then on), and its peak RSS at that moment, paired with a start on the
 // built-in demo seed (the fixed cost of starting at all).
-import { shortCount, timeNodeSync, type BenchContext } from './lib.js';
+import { shortCount, timedStart, timeNodeSync, type BenchContext } from './lib.js';
 import { series } from './results.js';
 import { alternate, median } from './stats.js';
 
@@ -64,23 +64,8 @@ export async function runCache(ctx: BenchContext, world: { file: string; bytes: 
     const rss: number[] = [];
     const s = await alternate(
       { pairs: ctx.pairs, warmups: ctx.warmups },
-      async (i) => {
-        const sb = await ctx.sandbox(['--seed', world.file], env);
-        try {
-          if (i >= 0 && sb.readyRssMb !== undefined) rss.push(sb.readyRssMb);
-          return sb.startMs / 1000;
-        } finally {
-          await sb.stop();
-        }
-      },
-      async () => {
-        const sb = await ctx.sandbox([]);
-        try {
-          return sb.startMs / 1000;
-        } finally {
-          await sb.stop();
-        }
-      },
+      (i) => timedStart(ctx, ['--seed', world.file], env, i >= 0 ? rss : undefined),
+      () => timedStart(ctx, []),
     );
     ctx.report('seed.cached', { value: median(s.a), detail: rss.length ? `RSS at ready ${Math.max(...rss).toFixed(0)} MB` : undefined });
     return { a: series(`cached start, ${label}`, 's', s.a), b: series('start, demo seed', 's', s.b), peakRssMb: rss.length ? { 'cached start (max at ready)': Math.max(...rss) } : {} };

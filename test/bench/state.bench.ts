@@ -5,7 +5,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
-import { shortCount, type BenchContext } from './lib.js';
+import { shortCount, timedStart, type BenchContext } from './lib.js';
 import { runLoad } from './load.js';
 import { series } from './results.js';
 import { alternate, median, pairRatios, percentile } from './stats.js';
@@ -112,23 +112,8 @@ async function restart(ctx: BenchContext): Promise<void> {
     const rss: number[] = [];
     const s = await alternate(
       { pairs: ctx.pairs, warmups: ctx.warmups },
-      async (i) => {
-        const sb = await ctx.sandbox(['--state', file]);
-        try {
-          if (i >= 0 && sb.readyRssMb !== undefined) rss.push(sb.readyRssMb);
-          return sb.startMs / 1000;
-        } finally {
-          await sb.stop();
-        }
-      },
-      async () => {
-        const sb = await ctx.sandbox([]);
-        try {
-          return sb.startMs / 1000;
-        } finally {
-          await sb.stop();
-        }
-      },
+      (i) => timedStart(ctx, ['--state', file], undefined, i >= 0 ? rss : undefined),
+      () => timedStart(ctx, []),
     );
     ctx.report('state.restart', { value: median(s.a), detail: `state ${stateMb.toFixed(0)} MB` });
     ctx.report('state.restartRss', rss.length ? { value: Math.max(...rss), detail: `max of ${rss.length} restarts` } : { value: null, detail: 'no RSS reading (not Linux?)' });
