@@ -91,7 +91,7 @@ export function displayUrl(url: string): string {
 export const newWebhookSecret = () => `whsec_${randomAlnum(32)}`;
 
 export function listEndpoints(db: Db): EndpointRow[] {
-  return db.all<EndpointRow>('SELECT * FROM webhook_endpoints ORDER BY created_at, id').map((r) => decodeRow('webhook_endpoints', r) as EndpointRow);
+  return db.all<EndpointRow>('SELECT * FROM webhook_endpoints ORDER BY created_at, rowid').map((r) => decodeRow('webhook_endpoints', r) as EndpointRow);
 }
 
 export function getEndpoint(db: Db, id: string): EndpointRow | undefined {
