@@ -1,11 +1,10 @@
 import { execa } from 'execa';
-import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSandboxProcess } from '../helpers/sandbox-process.js';
+import { runInstalledScenario } from '../helpers/installed-scenario.js';
 
 /**
  * The single-file executable (issue 28, docs/install.md): built by `npm run build:exe` (slow, and 130 MB: not part
@@ -42,7 +41,6 @@ describe.skipIf(!present)('the single-file executable', () => {
   let bin: string;
   let env: Record<string, string>;
   let bash: string;
-  let sandbox: ChildProcess | undefined;
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'notevox-exe-'));
@@ -55,7 +53,6 @@ describe.skipIf(!present)('the single-file executable', () => {
     bash = (await execa('bash', ['-c', 'command -v bash'])).stdout.trim();
   });
   afterAll(() => {
-    sandbox?.kill('SIGKILL');
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
@@ -85,51 +82,25 @@ describe.skipIf(!present)('the single-file executable', () => {
       expect((await notevox(form)).stdout, form.join(' ')).toBe(String(launcher.stdout));
     }
 
-    const sb = await spawnSandboxProcess(join(bin, 'notevox'), { cwd: work, env });
-    sandbox = sb.child;
-    const { started, exited } = sb;
-    expect(started.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const key = started.keys.find((k) => k.id === 'nvk_user_bound_product')!.key;
-
-    const login = await notevox(['auth', 'login', '--with-key', '--base-url', started.baseUrl], key + '\n');
-    expect(login.exitCode, login.stderr).toBe(0);
-    const config = join(env.HOME, '.config', 'notevox', 'config.json');
-    expect(statSync(config).mode & 0o777).toBe(0o600);
-    expect(login.stdout + login.stderr).not.toContain(key.split('.')[1]);
-
-    const notes = await notevox(['notes', 'list', '-o', 'json']);
-    expect(notes.exitCode, notes.stderr).toBe(0);
-    const list = JSON.parse(notes.stdout) as Array<{ guid: string; title: string }>;
-    expect(list.length).toBeGreaterThan(0);
-
     copyFileSync(join(root, 'samples', 'hello.wav'), join(work, 'hello.wav'));
-    const voice = await notevox(['voice', 'upload', 'hello.wav']);
-    expect(voice.exitCode, voice.stderr).toBe(0);
-    expect(voice.stderr).toMatch(/Uploaded hello\.wav/);
-    expect(voice.stdout).toContain('[sandbox transcript 00:00:00');
+    const sb = await runInstalledScenario({
+      command: join(bin, 'notevox'),
+      notevox,
+      cwd: work,
+      env,
+      wav: 'hello.wav',
+      bash,
+      async more({ notes }) {
+        // A write's answer is checked against docs/openapi.json, which the executable carries.
+        const renamed = await notevox(['notes', 'rename', notes[0].guid, 'Renamed by the executable', '-o', 'json']);
+        expect(renamed.exitCode, renamed.stderr).toBe(0);
 
-    writeFileSync(join(work, 'terms.csv'), 'entry,subEntry\nQuillfeather,QF\nNotevoxium,\n');
-    const imported = await notevox(['wm', 'import', 'terms.csv', '-o', 'json']);
-    expect(imported.exitCode, imported.stderr).toBe(0);
-    expect(JSON.parse(imported.stdout)).toMatchObject({ rows: 2, created: 2, failed: 0, rejected: 0 });
-
-    // A write's answer is checked against docs/openapi.json, which the executable carries.
-    const renamed = await notevox(['notes', 'rename', list[0].guid, 'Renamed by the executable', '-o', 'json']);
-    expect(renamed.exitCode, renamed.stderr).toBe(0);
-
-    const doctor = await notevox(['doctor', '-o', 'json']);
-    const checks = JSON.parse(doctor.stdout) as Array<{ check: string; verdict: string; found: string }>;
-    expect(checks.find((c) => c.check === 'node')).toMatchObject({ verdict: 'ok', found: expect.stringContaining('the notevox executable, built with Node.js') });
-    expect(checks.filter((c) => c.verdict === 'fail')).toEqual([]);
-
-    const line = 'source <(notevox completion bash); COMP_WORDS=(notevox notes li); COMP_CWORD=2; _notevox; printf "%s\\n" "${COMPREPLY[@]}"';
-    const completed = await execa(bash, ['-c', line], { cwd: work, env, extendEnv: false, reject: false });
-    expect(completed.exitCode, completed.stderr).toBe(0);
-    expect(completed.stdout.split('\n')).toEqual(['list']);
-
-    sandbox.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    sandbox = undefined;
+        const doctor = await notevox(['doctor', '-o', 'json']);
+        const checks = JSON.parse(doctor.stdout) as Array<{ check: string; verdict: string; found: string }>;
+        expect(checks.find((c) => c.check === 'node')).toMatchObject({ verdict: 'ok', found: expect.stringContaining('the notevox executable, built with Node.js') });
+        expect(checks.filter((c) => c.verdict === 'fail')).toEqual([]);
+      },
+    });
     // Node 22's node:sqlite warning is filtered; nothing else is printed on stderr by the sandbox but its start line.
     expect(sb.stderr()).not.toMatch(/ExperimentalWarning|Cannot find module/);
   });

@@ -1,11 +1,11 @@
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
-import { spawnSandboxProcess } from '../helpers/sandbox-process.js';
+import { runInstalledScenario } from '../helpers/installed-scenario.js';
 
 /**
  * The package as a user gets it: `npm pack`, a global install of the tarball into a throw-away prefix (runtime
@@ -25,7 +25,6 @@ let prefix: string;
 let home: string;
 let work: string;
 let env: Record<string, string>;
-let sandbox: ChildProcess | undefined;
 
 beforeAll(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'notevox-install-')));
@@ -47,7 +46,6 @@ beforeAll(() => {
 }, 300_000);
 
 afterAll(() => {
-  sandbox?.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -77,52 +75,17 @@ describe('npm pack, then a global install', () => {
     expect(verbose.stdout).toContain(`node ${process.version}`);
     expect(verbose.stdout).toContain(`installed at ${join(prefix, 'lib', 'node_modules', pkg.name)}/`);
 
-    const sb = await spawnSandboxProcess('notevox', { cwd: work, env });
-    sandbox = sb.child;
-    const { started, exited } = sb;
-    expect(started.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    // Priya's account key made for the Product Team workspace: notes, voice jobs (in that workspace) and her word memories.
-    const key = started.keys.find((k) => k.id === 'nvk_user_bound_product')!.key;
-
-    const login = await notevox(['auth', 'login', '--with-key', '--base-url', started.baseUrl], key + '\n');
-    expect(login.exitCode, login.stderr).toBe(0);
-    const config = join(home, '.config', 'notevox', 'config.json');
-    expect(login.stderr).toContain(config);
-    expect(statSync(config).mode & 0o777).toBe(0o600);
-    expect(login.stdout + login.stderr).not.toContain(key.split('.')[1]);
-
-    const notes = await notevox(['notes', 'list', '-o', 'json']);
-    expect(notes.exitCode, notes.stderr).toBe(0);
-    const list = JSON.parse(notes.stdout) as Array<{ guid: string; title: string }>;
-    expect(list.length).toBeGreaterThan(0);
-    expect(list.every((n) => typeof n.guid === 'string' && typeof n.title === 'string')).toBe(true);
-
-    const voice = await notevox(['voice', 'upload', 'samples/hello.wav']);
-    expect(voice.exitCode, voice.stderr).toBe(0);
-    expect(voice.stderr).toMatch(/Uploaded hello\.wav/);
-    expect(voice.stderr).toMatch(/COMPLETED/);
-    expect(voice.stdout).toContain('[sandbox transcript 00:00:00');
-
-    writeFileSync(join(work, 'terms.csv'), 'entry,subEntry\nQuillfeather,QF\nNotevoxium,\n');
-    const imported = await notevox(['wm', 'import', 'terms.csv', '-o', 'json']);
-    expect(imported.exitCode, imported.stderr).toBe(0);
-    expect(JSON.parse(imported.stdout)).toMatchObject({ rows: 2, created: 2, failed: 0, rejected: 0 });
-    const words = await notevox(['wm', 'list', '--all', '-o', 'json']);
-    expect(words.exitCode).toBe(0);
-    expect((JSON.parse(words.stdout) as Array<{ entry: string; subEntry: string | null }>).filter((w) => w.entry === 'Quillfeather' || w.entry === 'Notevoxium')).toEqual([
-      expect.objectContaining({ entry: 'Quillfeather', subEntry: 'QF' }),
-      expect.objectContaining({ entry: 'Notevoxium', subEntry: null }),
-    ]);
-
-    // Completions as docs/completions.md installs them for bash (the line for ~/.bashrc), from the installed notevox.
-    const line = 'source <(notevox completion bash); COMP_WORDS=(notevox notes li); COMP_CWORD=2; _notevox; printf "%s\\n" "${COMPREPLY[@]}"';
-    const completed = await execa('bash', ['-c', line], { cwd: work, env, extendEnv: false, reject: false });
-    expect(completed.exitCode, completed.stderr).toBe(0);
-    expect(completed.stdout.split('\n')).toEqual(['list']);
-
-    sandbox.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    sandbox = undefined;
+    await runInstalledScenario({
+      command: 'notevox',
+      notevox: async (args, input) => {
+        const r = await notevox(args, input);
+        return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
+      },
+      cwd: work,
+      env,
+      wav: 'samples/hello.wav',
+      bash: 'bash',
+    });
     // Nothing was written into the working directory but the CSV (the import's journal lives in the config dir).
     expect(readdirSync(work).sort()).toEqual(['samples', 'terms.csv']);
     expect(existsSync(join(home, '.config', 'notevox'))).toBe(true);
