@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { EVENT_SCHEMAS } from '../../src/contract/event-schemas.js';
 import { DEMO_KEYS, DEMO_NOTES as N, DEMO_WORKSPACES as WS } from '../../src/sandbox/demo-seed.js';
-import { BIN, cliEnv } from '../helpers/cli.js';
+import { spawnNotevox } from '../helpers/cli-process.js';
 import { deadPort, eventually, startReceiver } from '../helpers/receiver.js';
 import { runCliInProcess as runCli } from '../helpers/run-command.js';
 import { closeAtEnd, scopedIt as it } from '../helpers/scope.js';
@@ -19,47 +18,11 @@ import { startTestSandbox } from '../helpers/sandbox.js';
 const admin = DEMO_KEYS.admin.token;
 const API = '/v1/external';
 
-interface Proc {
-  child: ChildProcess;
-  out: () => string;
-  err: () => string;
-  /** Wait until stdout or stderr matches; returns the match. */
-  waitFor(stream: 'out' | 'err', re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'notevox-events-e2e-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function spawnNotevox(args: string[], env: Record<string, string | undefined> = {}): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: cliEnv({ env }) as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const p: Proc = {
-    child,
-    out: () => out,
-    err: () => err,
-    waitFor: (stream, re, timeoutMs = 20_000) =>
-      eventually(() => (stream === 'out' ? out : err).match(re) ?? (child.exitCode !== null ? Promise.reject(new Error(`exited ${child.exitCode}: ${err}`)) : undefined), timeoutMs, `${re} in ${args.join(' ')}`),
-    stop: (signal = 'SIGINT') => {
-      child.kill(signal);
-      return exited;
-    },
-  };
-  closeAtEnd(async () => {
-    if (child.exitCode === null && child.signalCode === null) await p.stop('SIGKILL');
-  });
-  return p;
-}
 
 /** `webhooks listen --port 0` with the secret in the environment; resolves with its URL. */
 async function listen(secret: string, extra: string[] = []) {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { WEBHOOK_DELIVERY } from '../../src/contract/events.js';
 import { DEMO_KEYS, DEMO_NOTES as N } from '../../src/sandbox/demo-seed.js';
-import { BIN, cliEnv } from '../helpers/cli.js';
+import { spawnNotevox } from '../helpers/cli-process.js';
 import { deadPort, eventually, startReceiver } from '../helpers/receiver.js';
 import { closeAtEnd, scopedIt as it } from '../helpers/scope.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
@@ -113,30 +113,6 @@ function rename(baseUrl: string, title: string) {
   });
 }
 
-/** A process of the built CLI, its output collected; killed at the end of the test if still running. */
-function spawnCli(args: string[], env: Record<string, string> = {}) {
-  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { env: cliEnv({ env }) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
-  closeAtEnd(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  return {
-    out: () => out,
-    err: () => err,
-    waitFor: (stream: 'out' | 'err', re: RegExp, timeoutMs = 20_000) =>
-      eventually(() => (stream === 'out' ? out : err).match(re) ?? (child.exitCode !== null ? Promise.reject(new Error(`exited ${child.exitCode}: ${err}`)) : undefined), timeoutMs, `${re} in ${args.join(' ')}`),
-    stop: (signal: NodeJS.Signals) => {
-      child.kill(signal);
-      return exited;
-    },
-  };
-}
-
 describe.concurrent('a process killed in the middle of a webhook delivery', { timeout: 90_000 }, () => {
   it('the receiver SIGKILLed after the headers and part of the body: a failed attempt, retried on the schedule, delivered once it is back; the other endpoint unaffected', async () => {
     const port = await deadPort();
@@ -199,7 +175,7 @@ describe.concurrent('a process killed in the middle of a webhook delivery', { ti
     const app = await receiver([200]);
     const secret = 'whsec_kill_listener_1';
     const port = await deadPort();
-    const listen = (to: string) => spawnCli(['webhooks', 'listen', '--port', String(port), '--forward-to', to], { NOTEVOX_WEBHOOK_SECRET: secret });
+    const listen = (to: string) => spawnNotevox(['webhooks', 'listen', '--port', String(port), '--forward-to', to], { NOTEVOX_WEBHOOK_SECRET: secret });
     const first = listen(hangingApp.url);
     await first.waitFor('err', /receiving webhooks on /);
     const pace = 0.2;
@@ -208,7 +184,7 @@ describe.concurrent('a process killed in the middle of a webhook delivery', { ti
     expect((await rename(sb.baseUrl, 'Delivered into a dying listener')).status).toBe(200);
     // The listener read the delivery and is forwarding it (the app holds it): killed before it answers the sandbox.
     const [held] = await hangingApp.waitFor(1);
-    expect(await first.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(await first.stop('SIGKILL')).toBe(null);
     const second = listen(app.url);
     await second.waitFor('err', /receiving webhooks on /);
     const [got] = await app.waitFor(1);
@@ -240,7 +216,7 @@ describe.concurrent('a process killed in the middle of a webhook delivery', { ti
     // Pace 0.4: the retry 6 s after the failed attempt (the kill comes first); the hanging deliveries' timeout 24 s.
     const args = ['sandbox', 'start', '--port', '0', '--json', '--state', state, '--webhook-secret-file', secretFile, '--webhook-pace', '0.4', ...urls.flatMap((u) => ['--webhook', u])];
     const start = async () => {
-      const p = spawnCli(args);
+      const p = spawnNotevox(args);
       const m = await p.waitFor('out', /^\{.*\}\n/);
       return { p, info: JSON.parse(m[0]) as { baseUrl: string; webhooks: Array<{ id: string; url: string }> } };
     };
@@ -263,7 +239,7 @@ describe.concurrent('a process killed in the middle of a webhook delivery', { ti
     const before = await eventLog(a.info.baseUrl);
     for (const d of deliveriesTo(before, hangingId)) expect([d.status, d.attempts]).toEqual(['pending', []]);
     for (const d of deliveriesTo(before, downId)) expect([d.status, d.attempts[0].status, d.attempts[0].nextRetryAt !== null]).toEqual(['pending', null, true]);
-    expect(await a.p.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(await a.p.stop('SIGKILL')).toBe(null);
 
     // The two failing endpoints come back (on their ports), and the sandbox on the same state and flags.
     const hangingPort = Number(new URL(hanging.url).port);
@@ -292,14 +268,14 @@ describe.concurrent('a process killed in the middle of a webhook delivery', { ti
     expect(healthy.received).toHaveLength(EVENTS);
     expect(hangingBack.received).toHaveLength(EVENTS);
     expect(downBack.received).toHaveLength(EVENTS);
-    expect(await b.p.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(await b.p.stop('SIGTERM')).toBe(0);
   });
 
   it('webhooks listen --forward-to whose app is SIGKILLed mid-forward answers 502, so the sandbox retries and the app gets the event once it is back', async () => {
     const appPort = await deadPort();
     const doomedApp = await doomedReceiver(appPort);
     const secret = 'whsec_kill_forward_01';
-    const l = spawnCli(['webhooks', 'listen', '--port', '0', '--forward-to', `http://127.0.0.1:${appPort}/hooks`, '-o', 'table'], { NOTEVOX_WEBHOOK_SECRET: secret });
+    const l = spawnNotevox(['webhooks', 'listen', '--port', '0', '--forward-to', `http://127.0.0.1:${appPort}/hooks`, '-o', 'table'], { NOTEVOX_WEBHOOK_SECRET: secret });
     const listenUrl = `${(await l.waitFor('err', /receiving webhooks on (http:\/\/\S+?\/) /))[1]}hooks`;
     const pace = 0.2;
     const sb = await startTestSandbox({ webhooks: [listenUrl], webhookSecret: secret, webhookPace: pace });
@@ -341,7 +317,7 @@ describe.concurrent('a process killed in the middle of a webhook delivery', { ti
     ]);
     await new Promise((r) => setTimeout(r, FIRST_RETRY_MS * pace + 500));
     expect(app.received).toHaveLength(1);
-    expect(await l.stop('SIGINT')).toEqual({ code: 130, signal: null });
+    expect(await l.stop('SIGINT')).toBe(130);
     expect(l.err()).toMatch(/Stopped: 1 event received/);
   });
 });
