@@ -152,22 +152,30 @@ function groupName(members: EndpointWithSchemas[]): string {
   return toolName(`${first[0]}.${verb}`);
 }
 
+/**
+ * What the model reads of a tool besides its schemas. Said once: a grouped tool's endpoints and their paths are in
+ * its `endpoint` argument (inputSchemaOf), the page size in its size argument. Annotations go to the client, not
+ * always to the model, so a change is said in words too; which flag allows it is not (a listed tool is allowed).
+ */
 function describe(members: EndpointWithSchemas[], a: Annotations): string {
-  const lines = [members[0]!.summary.replace(/ \(deprecated\)$/, '') + '.'];
-  const path = (m: EndpointWithSchemas) => `${m.method} ${m.path.replace(API_PREFIX, '')}`;
-  if (members.length > 1) lines.push(`endpoint (default ${members[0]!.id}): ${members.map((m) => `${m.id}: ${path(m)}${m.deprecated ? ' (deprecated)' : ''}`).join('; ')}.`);
-  else lines.push(`${path(members[0]!)}${members[0]!.deprecated ? ' (deprecated by the service)' : ''}.`);
+  const ep = members[0]!;
+  const lines = [ep.summary.replace(/ \(deprecated\)$/, '') + '.'];
+  if (members.length === 1) lines.push(`${ep.method} ${ep.path.replace(API_PREFIX, '')}${ep.deprecated ? ' (deprecated by the service)' : ''}.`);
   const scopes = [...new Set(members.map((m) => m.scope).filter(Boolean))];
   if (scopes.length) lines.push(`Needs scope ${scopes.join(' or ')}.`);
-  if (members[0]!.page) lines.push(`Paged: ${TOOL_PAGE_SIZE} items unless ${members[0]!.page.param} says otherwise; pass the answer's nextCursor as cursor for the next page.`);
-  if (!a.readOnlyHint) lines.push(a.destructiveHint ? 'Destructive (needs notevox mcp --allow-writes --allow-destructive).' : 'Writes (needs notevox mcp --allow-writes).');
+  if (ep.page) lines.push("Paged: pass the answer's nextCursor as cursor for the next page.");
+  if (!a.readOnlyHint) lines.push(a.destructiveHint ? 'Deletes or replaces data.' : 'Changes data.');
   return lines.join(' ');
 }
 
 function inputSchemaOf(members: EndpointWithSchemas[]): Json {
   const properties: Record<string, Json> = {};
   const required: string[] = [];
-  if (members.length > 1) properties.endpoint = { type: 'string', enum: members.map((m) => m.id), default: members[0]!.id, description: 'which endpoint to call' };
+  if (members.length > 1) {
+    // The members share their method (groupKey): said once, then each endpoint with its path.
+    const paths = members.map((m) => `${m.id} ${m.path.replace(API_PREFIX, '')}${m.deprecated ? ' (deprecated)' : ''}`).join('; ');
+    properties.endpoint = { type: 'string', enum: members.map((m) => m.id), default: members[0]!.id, description: `which ${members[0]!.method} to call: ${paths}` };
+  }
   const pathParams = new Map<string, { schema: Json; in: string[] }>();
   for (const m of members) {
     const json = jsonSchema(m.params, 'output');
@@ -197,7 +205,7 @@ function inputSchemaOf(members: EndpointWithSchemas[]): Json {
   }
   if (ep.body) {
     const b = bodyOf(ep.body);
-    properties.body = { ...jsonSchema(b.schema, 'input'), description: 'the JSON request body' };
+    properties.body = jsonSchema(b.schema, 'input');
     if (b.required) required.push('body');
   }
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
