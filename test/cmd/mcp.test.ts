@@ -74,6 +74,15 @@ describe('tools/list', () => {
       if (t.outputSchema) expect(() => ajv.compile(t.outputSchema!), `${t.name} outputSchema`).not.toThrow();
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) expect(typeof t.annotations?.[hint], `${t.name} ${hint}`).toBe('boolean');
       expect(JSON.stringify(t)).not.toMatch(/apiKey|api_key|authorization/i);
+      // Said once, in words the model reads: a change (annotations may not reach the model), and a grouped tool's
+      // method and every endpoint's path in its endpoint argument.
+      if (!t.annotations?.readOnlyHint) expect(t.description, t.name).toMatch(t.annotations?.destructiveHint ? /Deletes or replaces data\.$/ : /Changes data\.$/);
+      const tool = allTools().find((x) => x.name === t.name)!;
+      if (tool.kind === 'api' && tool.endpoints.length > 1) {
+        const said = (t.inputSchema.properties as Record<string, { description: string }>).endpoint.description;
+        expect(said, t.name).toContain(`which ${tool.endpoints[0]!.method} to call`);
+        for (const ep of tool.endpoints) expect(said, t.name).toContain(`${ep.id} ${ep.path.replace('/v1/external', '')}`);
+      }
     }
     const reads = await open('admin');
     const listed = (await reads.client.listTools()).tools;

@@ -165,7 +165,7 @@ export function compositeTools(): CompositeTool[] {
       description:
         `Transcribe a local audio file (WAV, MP3, MP4/M4A, at most ${LIMITS.uploadMaxBytes / 1e6} MB): creates a voice file job, uploads, completes and waits, ` +
         'reporting progress; returns the job and its transcript (long transcripts are cut, with a note). Cancelling before the upload completes deletes the job. ' +
-        'Same as `notevox voice upload --wait`. Writes (needs --allow-writes).',
+        'Same as `notevox voice upload --wait`. Changes data.',
       input: z.object({
         file: z.string().describe('path of the audio file on this machine'),
         locale: s.locale.optional().describe('the language spoken, e.g. en_US'),
@@ -188,7 +188,7 @@ export function compositeTools(): CompositeTool[] {
       name: 'wm_import',
       description:
         `Import word memories from a CSV file on this machine (entry,subEntry; or name the columns): checks every row, then creates them in batches of up to ${LIMITS.wordMemoryBulkMax}, ` +
-        'paced to the rate limit, with progress; resumable (a rerun skips batches confirmed earlier). Same as `notevox wm import`. Writes (needs --allow-writes).',
+        'paced to the rate limit, with progress; resumable (a rerun skips batches confirmed earlier). Same as `notevox wm import`. Changes data.',
       input: z.object({
         file: z.string().describe('path of the CSV file on this machine'),
         scope: z.enum(['user', 'workspace', 'org']).optional().describe('default user'),
