@@ -170,6 +170,44 @@ describe.concurrent('a process killed in the middle of a webhook delivery', { ti
     expect(healthy.received).toHaveLength(EVENTS);
   });
 
+  it('a receiver whose connection breaks after its status line: the status counts (2xx delivered once, 5xx retried), the cut body does not', async () => {
+    const { createServer } = await import('node:http');
+    const make = async (statuses: number[]) => {
+      const got: string[] = [];
+      const server = createServer((req, res) => {
+        let body = '';
+        req.on('data', (c: Buffer) => (body += c));
+        req.on('end', () => {
+          const status = statuses[Math.min(got.length, statuses.length - 1)]!;
+          got.push(JSON.parse(body).id);
+          // The status line and the start of a body announced longer, then the connection is gone (a process dying).
+          res.writeHead(status, { 'content-type': 'application/json', 'content-length': '100' });
+          res.write('{"ok":');
+          setTimeout(() => res.socket?.destroy(), 20);
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      closeAtEnd(() => new Promise<void>((r) => server.close(() => r())));
+      return { got, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks` };
+    };
+    const acked = await make([200]);
+    const failing = await make([503, 200]);
+    const pace = 0.1;
+    const sb = await startTestSandbox({ webhooks: [acked.url, failing.url], webhookSecret: 'whsec_cut_answers_01', webhookPace: pace });
+    closeAtEnd(() => sb.close());
+    const [ackedId, failingId] = sb.webhooks.map((w) => w.id);
+    expect((await rename(sb.baseUrl, 'Answered, then cut off')).status).toBe(200);
+    const log = await eventually(async () => {
+      const l = await eventLog(sb.baseUrl);
+      return l[0]?.deliveries.every((d) => d.status !== 'pending') ? l : undefined;
+    }, 20_000, 'both deliveries to finish');
+    expect(deliveriesTo(log, ackedId).map((d) => [d.status, d.attempts.map((a) => a.status)])).toEqual([['delivered', [200]]]);
+    expect(deliveriesTo(log, failingId).map((d) => [d.status, d.attempts.map((a) => a.status ?? a.error)])).toEqual([['delivered', [503, 200]]]);
+    await new Promise((r) => setTimeout(r, FIRST_RETRY_MS * pace + 300));
+    expect(acked.got).toEqual([log[0]!.id]);
+    expect(failing.got).toEqual([log[0]!.id, log[0]!.id]);
+  });
+
   it('webhooks listen --forward-to SIGKILLed while its app holds the forward: the sandbox retries, and a listener started again on the port delivers it', async () => {
     const hangingApp = await receiver(['hang']);
     const app = await receiver([200]);
