@@ -272,11 +272,11 @@ describe.concurrent('a process killed in the middle of a webhook delivery', { ti
     // What the control API shows is on disk when it answers: the healthy deliveries done, the down ones failed once.
     await eventually(async () => {
       const log = await eventLog(a.info.baseUrl);
-      return deliveriesTo(log, healthyId).every((d) => d.status === 'delivered') && deliveriesTo(log, downId).every((d) => d.attempts.length === 1);
-    }, 20_000, 'the healthy deliveries acknowledged and the down ones failed once');
+      return deliveriesTo(log, healthyId).every((d) => d.status === 'delivered') && deliveriesTo(log, downId).every((d) => d.attempts.length >= 1);
+    }, 20_000, 'the healthy deliveries acknowledged and the down ones failed');
     const before = await eventLog(a.info.baseUrl);
     for (const d of deliveriesTo(before, hangingId)) expect([d.status, d.attempts]).toEqual(['pending', []]);
-    for (const d of deliveriesTo(before, downId)) expect([d.status, d.attempts[0].status, d.attempts[0].nextRetryAt !== null]).toEqual(['pending', null, true]);
+    for (const d of deliveriesTo(before, downId)) expect([d.status, d.attempts.every((x) => x.status === null && x.nextRetryAt !== null)]).toEqual(['pending', true]);
     expect(await a.p.stop('SIGKILL')).toBe(null);
 
     // The two failing endpoints come back (on their ports), and the sandbox on the same state and flags.
@@ -290,10 +290,10 @@ describe.concurrent('a process killed in the middle of a webhook delivery', { ti
     const inFlight = await hangingBack.waitFor(EVENTS);
     expect(inFlight.map((r) => r.json.id).sort()).toEqual([...fired].sort());
     expect(inFlight.map((r) => r.headers[ATTEMPT])).toEqual(Array(EVENTS).fill('1'));
-    // Pending a retry at the kill: sent as attempt 2, when it is due.
+    // Pending a retry at the kill: sent when it is due, as the attempt after the failed ones (2, unless the machine
+    // was so slow that a second retry failed before the kill).
     const pending = await downBack.waitFor(EVENTS);
     expect(pending.map((r) => r.json.id).sort()).toEqual([...fired].sort());
-    expect(pending.map((r) => r.headers[ATTEMPT])).toEqual(Array(EVENTS).fill('2'));
     for (const r of [...inFlight, ...pending]) expect(r.headers.authorization).toBe('Bearer whsec_kill_sandbox_01');
     const after = await eventually(async () => {
       const log = await eventLog(b.info.baseUrl);
@@ -301,7 +301,10 @@ describe.concurrent('a process killed in the middle of a webhook delivery', { ti
     }, 20_000, 'every delivery recorded as delivered');
     expect(after.map((e) => e.id).sort()).toEqual([...fired].sort());
     expect(deliveriesTo(after, hangingId).map((d) => d.attempts.map((x) => [x.attempt, x.status]))).toEqual(Array(EVENTS).fill([[1, 200]]));
-    expect(deliveriesTo(after, downId).map((d) => d.attempts.map((x) => x.status))).toEqual(Array(EVENTS).fill([null, 200]));
+    for (const d of deliveriesTo(after, downId)) {
+      expect(d.attempts.map((x) => x.status)).toEqual([...Array(d.attempts.length - 1).fill(null), 200]);
+      expect(pending.find((r) => r.json.id === d.id)!.headers[ATTEMPT]).toBe(String(d.attempts.length));
+    }
     // Acknowledged before the kill: never sent again.
     expect(healthy.received).toHaveLength(EVENTS);
     expect(hangingBack.received).toHaveLength(EVENTS);
