@@ -83,4 +83,11 @@ describe('the seed cache', () => {
     expect(readdirSync(cache).filter((f) => f.endsWith('.sqlite'))).toHaveLength(3);
     expect(await started()).toMatchObject({ marker: 0, status: 200 });
   });
+
+  it('keeps no entry of a seed that fails to load (the database is built under a temporary name, renamed once complete)', async () => {
+    const bad = { ...demoSeed, wordMemories: [...(demoSeed.wordMemories ?? []), { scope: 'user', scopeId: 1, entry: 'Twice' }, { scope: 'user', scopeId: 1, entry: 'Twice' }] };
+    writeFileSync(seedFile, JSON.stringify(bad));
+    await expect(started({ seedCacheDir: cache })).rejects.toThrow(/duplicate entry "Twice" in this scope/);
+    expect(readdirSync(cache)).toEqual([]);
+  });
 });

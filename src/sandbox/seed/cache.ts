@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, ren
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { Db } from '../db.js';
+import { buildImage, type Db } from '../db.js';
 import { SCHEMA_VERSION } from '../schema.sql.js';
 import { parseSeedText } from './load.js';
 
@@ -26,8 +26,12 @@ export interface SeedCacheEntry {
   secrets?: Map<string, string>;
   /** The seed file, parsed (when it is not cached). */
   seed?: unknown;
-  /** Keep the database that `seed` was loaded into, for the next start. */
-  save(db: Db): void;
+  /**
+   * Build the database of `seed` in the cache (`load` fills it) and return its file, to open as a cached start
+   * does. Written under a temporary name, renamed into place once complete: a start that fails or dies on the
+   * way leaves no entry.
+   */
+  build(load: (db: Db) => void | Promise<void>): Promise<string>;
 }
 
 interface Sidecar {
@@ -63,7 +67,7 @@ export async function seedCache(seedFile: string, dir: string): Promise<SeedCach
     }
     if (existsSync(image)) {
       if (stamp) writeStamp(statFile, stamp, hash);
-      return { image, secrets, save: () => {} };
+      return { image, secrets, build: async () => image };
     }
   } catch {
     // not cached yet (or a damaged entry): the start loads the seed, then saves it
@@ -72,16 +76,22 @@ export async function seedCache(seedFile: string, dir: string): Promise<SeedCach
   const seed = parseSeedText(text, seedFile);
   return {
     seed,
-    save(db) {
+    async build(load) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const tmp = `${image}.${process.pid}.tmp`;
       rmSync(tmp, { force: true });
-      db.saveTo(tmp);
-      renameSync(tmp, image);
-      const sidecar: Sidecar = { format: 1, apiKeys: locateApiKeys(text, (seed as { apiKeys?: unknown }).apiKeys) };
-      writeFileSync(`${sidecarFile}.tmp`, JSON.stringify(sidecar), { mode: 0o600 });
-      renameSync(`${sidecarFile}.tmp`, sidecarFile);
+      await buildImage(tmp, load);
+      try {
+        renameSync(tmp, image);
+        const sidecar: Sidecar = { format: 1, apiKeys: locateApiKeys(text, (seed as { apiKeys?: unknown }).apiKeys) };
+        writeFileSync(`${sidecarFile}.tmp`, JSON.stringify(sidecar), { mode: 0o600 });
+        renameSync(`${sidecarFile}.tmp`, sidecarFile);
+      } catch (e) {
+        rmSync(tmp, { force: true });
+        throw e;
+      }
       if (stamp) writeStamp(statFile, stamp, hash);
+      return image;
     },
   };
 }
@@ -175,7 +185,7 @@ function cachedByStamp(seedFile: string, dir: string, statFile: string, stamp: s
       for (const k of JSON.parse(bytes.toString('utf8')) as Array<{ id: string; secret: string }>) secrets.set(k.id, k.secret);
     }
     // the file may have changed while it was read: then it is read and hashed as a whole
-    return fileStamp(seedFile) === stamp ? { image, secrets, save: () => {} } : undefined;
+    return fileStamp(seedFile) === stamp ? { image, secrets, build: async () => image } : undefined;
   } catch {
     return undefined;
   }
