@@ -9,9 +9,9 @@ import { parseSeedText } from './load.js';
 
 /**
  * Built seed databases, cached by the seed file's content (`sandbox start --seed FILE`; `--no-seed-cache` skips
- * it): the first start loads the seed into its database and then keeps a copy (VACUUM INTO), as `<hash>.sqlite` in
- * `<cache dir>/sandbox-seeds/`; a later start of the same bytes opens a copy of that instead of parsing and
- * inserting again. Beside it, `<hash>.json` holds where the seed's `apiKeys` array lies in the file (byte
+ * it): the first start loads the seed straight into its cache entry (built under a temporary name, renamed once
+ * complete), `<hash>.sqlite` in `<cache dir>/sandbox-seeds/`, and opens that; a later start of the same bytes opens
+ * it too instead of parsing and inserting again. Beside it, `<hash>.json` holds where the seed's `apiKeys` array lies in the file (byte
  * offsets), so that a cached start parses only that array to print the keys: secrets are stored nowhere but in
  * the seed file itself. So that a cached start need not read and hash the whole file, `<path hash>.stat.json` records
  * the hash of the file at that path with its identity and times (device, inode, size, modification and change time
@@ -70,7 +70,7 @@ export async function seedCache(seedFile: string, dir: string): Promise<SeedCach
       return { image, secrets, build: async () => image };
     }
   } catch {
-    // not cached yet (or a damaged entry): the start loads the seed, then saves it
+    // not cached yet (or a damaged entry): the start loads the seed into a new entry
   }
   const text = bytes.toString('utf8');
   const seed = parseSeedText(text, seedFile);
