@@ -169,7 +169,8 @@ const BUILD_PRAGMAS = `PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = OF
  */
 export async function buildImage(file: string, init: (db: Db) => void | Promise<void>): Promise<void> {
   const { DatabaseSync } = nodeSqlite();
-  const sql = new DatabaseSync(file, { enableForeignKeyConstraints: true });
+  // Not defensive: that mode (node:sqlite's default since Node 24) refuses journal_mode = OFF.
+  const sql = new DatabaseSync(file, { enableForeignKeyConstraints: true, defensive: false } as ConstructorParameters<typeof DatabaseSync>[1]);
   let db: NodeDb | undefined;
   try {
     sql.exec(BUILD_PRAGMAS);

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,5 +90,18 @@ describe('the seed cache', () => {
     writeFileSync(seedFile, JSON.stringify(bad));
     await expect(started({ seedCacheDir: cache })).rejects.toThrow(/duplicate entry "Twice" in this scope/);
     expect(readdirSync(cache)).toEqual([]);
+  });
+
+  it('removes what a build killed on the way left (its temporary files, their process gone) when it builds that entry again', async () => {
+    await started({ seedCacheDir: cache });
+    const entry = readdirSync(cache).find((f) => f.endsWith('.sqlite'))!;
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!; // a process that has exited
+    const orphans = [`${entry}.${gone}.tmp`, `${entry}.${gone}.tmp-journal`];
+    for (const f of orphans) writeFileSync(join(cache, f), 'half a build');
+    rmSync(join(cache, entry));
+    expect(await started({ seedCacheDir: cache })).toMatchObject({ status: 200, marker: 0 });
+    const files = readdirSync(cache);
+    for (const f of orphans) expect(files).not.toContain(f);
+    expect(files).toContain(entry);
   });
 });

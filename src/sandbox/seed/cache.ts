@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -79,6 +79,7 @@ export async function seedCache(seedFile: string, dir: string): Promise<SeedCach
     async build(load) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const tmp = `${image}.${process.pid}.tmp`;
+      removeOrphans(dir, `${hash}.sqlite.`);
       rmSync(tmp, { force: true });
       await buildImage(tmp, load);
       try {
@@ -94,6 +95,27 @@ export async function seedCache(seedFile: string, dir: string): Promise<SeedCach
       return image;
     },
   };
+}
+
+/** Temporary files of builds (`<prefix><pid>.tmp…`) whose process is gone: it was killed on the way. */
+function removeOrphans(dir: string, prefix: string): void {
+  try {
+    for (const f of readdirSync(dir)) {
+      const pid = f.startsWith(prefix) ? /^(\d+)\.tmp/.exec(f.slice(prefix.length))?.[1] : undefined;
+      if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(dir, f), { force: true });
+    }
+  } catch {
+    // only tidying
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
