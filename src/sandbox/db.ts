@@ -156,6 +156,38 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
 }
 
 /**
+ * Connection settings of a database built to be an image (a seed's, for the seed cache): written once, in one
+ * transaction, by this process only, and renamed into place only once complete and closed, so it needs no
+ * journal, no syncing and no shared lock; a crash leaves at most a temporary file that nothing opens.
+ */
+const BUILD_PRAGMAS = `PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -${256 << 10}; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY`;
+
+/**
+ * Build a database file from nothing at `file` (which must not exist): the schema, then `init` (loading a seed), then
+ * closed. The file is then an image to open (`image` of openDatabase): a seed's database is written once, not
+ * loaded in memory and then copied out. When `init` throws, the file is removed.
+ */
+export async function buildImage(file: string, init: (db: Db) => void | Promise<void>): Promise<void> {
+  const { DatabaseSync } = nodeSqlite();
+  // Not defensive: that mode (node:sqlite's default since Node 24) refuses journal_mode = OFF.
+  const sql = new DatabaseSync(file, { enableForeignKeyConstraints: true, defensive: false } as ConstructorParameters<typeof DatabaseSync>[1]);
+  let db: NodeDb | undefined;
+  try {
+    sql.exec(BUILD_PRAGMAS);
+    migrate(sql, undefined);
+    sql.exec(TEMP_SCHEMA);
+    db = new NodeDb(sql, undefined);
+    await init(db);
+    db.release();
+  } catch (e) {
+    if (db) db.release();
+    else sql.close();
+    rmSync(file, { force: true });
+    throw e;
+  }
+}
+
+/**
  * A store without a state file that starts from the image file: the image opened read-only (through a hard link
  * in a private directory, so that the file stays what was opened even if the cache entry is removed), copied to a
  * private writable file at the first statement that changes the state. undefined: the image is not a current

@@ -141,14 +141,33 @@ export async function prepareSandbox(opts: SandboxOptions) {
   // comes from the seed cache, or the seed is loaded (and then kept in the cache, if there is one).
   const stateHeld = opts.stateFile !== undefined && existsSync(opts.stateFile) && statSync(opts.stateFile).size > 0;
   const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await seedCache(opts.seedFile, opts.seedCacheDir) : undefined;
-  const seedRead = opts.seedFile && !cache ? readSeedFile(opts.seedFile) : cache?.seed !== undefined ? Promise.resolve(cache.seed) : undefined;
+  const seedRead = opts.seedFile && !cache ? readSeedFile(opts.seedFile) : undefined;
   seedRead?.catch(() => {});
+  const seedSource = opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed';
+  /** The seed's webhook endpoints must be allowed by this start. */
+  const checkSeedEndpoints = (db: Db) => {
+    for (const e of listEndpoints(db)) {
+      const problem = webhookHostProblem(e.url, opts.webhookAllowHosts ?? []);
+      if (problem) throw new SandboxConfigError(`${seedSource}: webhookEndpoints (id "${e.id}"): url "${displayUrl(e.url)}" ${problem}`);
+    }
+  };
+  // A seed not in the cache yet is loaded straight into its cache entry, which is then opened as a cached one.
+  let built = false;
+  const image =
+    cache?.seed !== undefined
+      ? await cache.build((db) => {
+          keys = loadSeed(db, cache.seed, seedSource).keys;
+          checkSeedEndpoints(db);
+          built = true;
+        })
+      : cache?.image;
   const db = await openDatabase({
     stateFile: opts.stateFile,
     log,
-    image: cache?.image ?? (opts.seedFile ? undefined : demoImageBytes()),
+    image: image ?? (opts.seedFile ? undefined : demoImageBytes()),
     init: async (db, { fromImage }) => {
       // A copy of a built seed: its keys are those whose secrets are known (the demo seed's, or the cached seed file's).
+      if (built) return;
       if (fromImage) {
         keys = knownStoredKeys(db, cache?.secrets);
         return;
@@ -157,13 +176,9 @@ export async function prepareSandbox(opts: SandboxOptions) {
       if (empty || opts.seedFile) {
         if (!empty) throw new SandboxConfigError(`--seed was given but the state file ${opts.stateFile} already holds data: remove it or drop --seed`);
         const seed = seedRead ? await seedRead : demoSeed;
-        keys = loadSeed(db, seed, opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed').keys;
-        for (const e of listEndpoints(db)) {
-          const problem = webhookHostProblem(e.url, opts.webhookAllowHosts ?? []);
-          if (problem) throw new SandboxConfigError(`${opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed'}: webhookEndpoints (id "${e.id}"): url "${displayUrl(e.url)}" ${problem}`);
-        }
+        keys = loadSeed(db, seed, seedSource).keys;
+        checkSeedEndpoints(db);
         if (!opts.seedFile) demoImage ||= db.export();
-        else cache?.save(db);
       } else keys = knownStoredKeys(db);
     },
   });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,5 +83,25 @@ describe('the seed cache', () => {
     expect(await started({ seedCacheDir: cache })).toMatchObject({ marker: 0 });
     expect(readdirSync(cache).filter((f) => f.endsWith('.sqlite'))).toHaveLength(3);
     expect(await started()).toMatchObject({ marker: 0, status: 200 });
+  });
+
+  it('keeps no entry of a seed that fails to load (the database is built under a temporary name, renamed once complete)', async () => {
+    const bad = { ...demoSeed, wordMemories: [...(demoSeed.wordMemories ?? []), { scope: 'user', scopeId: 1, entry: 'Twice' }, { scope: 'user', scopeId: 1, entry: 'Twice' }] };
+    writeFileSync(seedFile, JSON.stringify(bad));
+    await expect(started({ seedCacheDir: cache })).rejects.toThrow(/duplicate entry "Twice" in this scope/);
+    expect(readdirSync(cache)).toEqual([]);
+  });
+
+  it('removes what a build killed on the way left (its temporary files, their process gone) when it builds that entry again', async () => {
+    await started({ seedCacheDir: cache });
+    const entry = readdirSync(cache).find((f) => f.endsWith('.sqlite'))!;
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!; // a process that has exited
+    const orphans = [`${entry}.${gone}.tmp`, `${entry}.${gone}.tmp-journal`];
+    for (const f of orphans) writeFileSync(join(cache, f), 'half a build');
+    rmSync(join(cache, entry));
+    expect(await started({ seedCacheDir: cache })).toMatchObject({ status: 200, marker: 0 });
+    const files = readdirSync(cache);
+    for (const f of orphans) expect(files).not.toContain(f);
+    expect(files).toContain(entry);
   });
 });

@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { Db } from '../db.js';
+import { buildImage, type Db } from '../db.js';
 import { SCHEMA_VERSION } from '../schema.sql.js';
 import { parseSeedText } from './load.js';
 
 /**
  * Built seed databases, cached by the seed file's content (`sandbox start --seed FILE`; `--no-seed-cache` skips
- * it): the first start loads the seed into its database and then keeps a copy (VACUUM INTO), as `<hash>.sqlite` in
- * `<cache dir>/sandbox-seeds/`; a later start of the same bytes opens a copy of that instead of parsing and
- * inserting again. Beside it, `<hash>.json` holds where the seed's `apiKeys` array lies in the file (byte
+ * it): the first start loads the seed straight into its cache entry (built under a temporary name, renamed once
+ * complete), `<hash>.sqlite` in `<cache dir>/sandbox-seeds/`, and opens that; a later start of the same bytes opens
+ * it too instead of parsing and inserting again. Beside it, `<hash>.json` holds where the seed's `apiKeys` array lies in the file (byte
  * offsets), so that a cached start parses only that array to print the keys: secrets are stored nowhere but in
  * the seed file itself. So that a cached start need not read and hash the whole file, `<path hash>.stat.json` records
  * the hash of the file at that path with its identity and times (device, inode, size, modification and change time
@@ -26,8 +26,12 @@ export interface SeedCacheEntry {
   secrets?: Map<string, string>;
   /** The seed file, parsed (when it is not cached). */
   seed?: unknown;
-  /** Keep the database that `seed` was loaded into, for the next start. */
-  save(db: Db): void;
+  /**
+   * Build the database of `seed` in the cache (`load` fills it) and return its file, to open as a cached start
+   * does. Written under a temporary name, renamed into place once complete: a start that fails or dies on the
+   * way leaves no entry.
+   */
+  build(load: (db: Db) => void | Promise<void>): Promise<string>;
 }
 
 interface Sidecar {
@@ -63,27 +67,55 @@ export async function seedCache(seedFile: string, dir: string): Promise<SeedCach
     }
     if (existsSync(image)) {
       if (stamp) writeStamp(statFile, stamp, hash);
-      return { image, secrets, save: () => {} };
+      return { image, secrets, build: async () => image };
     }
   } catch {
-    // not cached yet (or a damaged entry): the start loads the seed, then saves it
+    // not cached yet (or a damaged entry): the start loads the seed into a new entry
   }
   const text = bytes.toString('utf8');
   const seed = parseSeedText(text, seedFile);
   return {
     seed,
-    save(db) {
+    async build(load) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const tmp = `${image}.${process.pid}.tmp`;
+      removeOrphans(dir, `${hash}.sqlite.`);
       rmSync(tmp, { force: true });
-      db.saveTo(tmp);
-      renameSync(tmp, image);
-      const sidecar: Sidecar = { format: 1, apiKeys: locateApiKeys(text, (seed as { apiKeys?: unknown }).apiKeys) };
-      writeFileSync(`${sidecarFile}.tmp`, JSON.stringify(sidecar), { mode: 0o600 });
-      renameSync(`${sidecarFile}.tmp`, sidecarFile);
+      await buildImage(tmp, load);
+      try {
+        renameSync(tmp, image);
+        const sidecar: Sidecar = { format: 1, apiKeys: locateApiKeys(text, (seed as { apiKeys?: unknown }).apiKeys) };
+        writeFileSync(`${sidecarFile}.tmp`, JSON.stringify(sidecar), { mode: 0o600 });
+        renameSync(`${sidecarFile}.tmp`, sidecarFile);
+      } catch (e) {
+        rmSync(tmp, { force: true });
+        throw e;
+      }
       if (stamp) writeStamp(statFile, stamp, hash);
+      return image;
     },
   };
+}
+
+/** Temporary files of builds (`<prefix><pid>.tmp…`) whose process is gone: it was killed on the way. */
+function removeOrphans(dir: string, prefix: string): void {
+  try {
+    for (const f of readdirSync(dir)) {
+      const pid = f.startsWith(prefix) ? /^(\d+)\.tmp/.exec(f.slice(prefix.length))?.[1] : undefined;
+      if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(dir, f), { force: true });
+    }
+  } catch {
+    // only tidying
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
@@ -175,7 +207,7 @@ function cachedByStamp(seedFile: string, dir: string, statFile: string, stamp: s
       for (const k of JSON.parse(bytes.toString('utf8')) as Array<{ id: string; secret: string }>) secrets.set(k.id, k.secret);
     }
     // the file may have changed while it was read: then it is read and hashed as a whole
-    return fileStamp(seedFile) === stamp ? { image, secrets, save: () => {} } : undefined;
+    return fileStamp(seedFile) === stamp ? { image, secrets, build: async () => image } : undefined;
   } catch {
     return undefined;
   }

@@ -273,14 +273,22 @@ function checkWebhookEndpoints(ix: SeedIndex) {
   });
 }
 
-function checkWordMemories(ix: SeedIndex) {
+/**
+ * `entries`: also report an entry given twice in one scope. A first pass leaves that to the loader: the table's
+ * UNIQUE (scope_type, scope_id, entry) finds it for free while the rows go in, where keeping a million entries in
+ * maps here cost seconds on a big seed; when it does, or when another problem is found, the checks run again with
+ * it, so the problems reported are the same, in the same order.
+ */
+function checkWordMemories(ix: SeedIndex, entries: boolean) {
   // A seed may hold millions: paths and messages are made only for a problem, entries are kept per scope in
   // maps keyed by the seed's own strings (no key string made per item), and whether a scope exists is
   // looked up once per scope, not once per item.
-  const scopes = new Map<string, Map<string, { key: string | number; known: boolean; entries: Map<string, number> }>>();
+  type Scope = { scope: string; scopeId: string; key: string | number; known: boolean; entries: Map<string, number> };
+  const scopes = new Map<string, Map<string, Scope>>();
   const ids = new Map<number, number>();
   const targets: Record<string, Map<string | number, unknown>> = { user: ix.users, workspace: ix.workspaces, organization: ix.organizations };
   const items = ix.seed.wordMemories;
+  let scope: Scope | undefined;
   for (let i = 0; i < items.length; i++) {
     const w = items[i];
     if (w.id !== undefined) {
@@ -288,15 +296,18 @@ function checkWordMemories(ix: SeedIndex) {
       if (other !== undefined) ix.issue(`wordMemories[${i}].id`, `duplicate id ${w.id} (also at wordMemories[${other}])`);
       ids.set(w.id, i);
     }
-    let byId = scopes.get(w.scope);
-    if (!byId) scopes.set(w.scope, (byId = new Map()));
-    let scope = byId.get(w.scopeId);
-    if (!scope) {
-      const map = targets[w.scope];
-      const key = w.scope === 'user' ? (/^\d+$/.test(w.scopeId) ? Number(w.scopeId) : -1) : w.scopeId;
-      byId.set(w.scopeId, (scope = { key, known: !map || map.has(key), entries: new Map() }));
+    if (!scope || scope.scope !== w.scope || scope.scopeId !== w.scopeId) {
+      let byId = scopes.get(w.scope);
+      if (!byId) scopes.set(w.scope, (byId = new Map()));
+      scope = byId.get(w.scopeId);
+      if (!scope) {
+        const map = targets[w.scope];
+        const key = w.scope === 'user' ? (/^\d+$/.test(w.scopeId) ? Number(w.scopeId) : -1) : w.scopeId;
+        byId.set(w.scopeId, (scope = { scope: w.scope, scopeId: w.scopeId, key, known: !map || map.has(key), entries: new Map() }));
+      }
     }
     if (!scope.known) ix.issue(`wordMemories[${i}].scopeId`, `unknown ${w.scope} ${JSON.stringify(scope.key)}`);
+    if (!entries) continue;
     const other = scope.entries.get(w.entry);
     if (other !== undefined) ix.issue(`wordMemories[${i}].entry`, `duplicate entry ${JSON.stringify(w.entry)} in this scope (also at wordMemories[${other}])`);
     scope.entries.set(w.entry, i);
@@ -338,12 +349,23 @@ function checkWiki(ix: SeedIndex) {
   });
 }
 
-export function analyze(input: unknown, source?: string): { seed: Seed; index: SeedIndex } {
+export interface AnalyzeOptions {
+  /** Also check that no entry of the word memories is given twice in a scope (see checkWordMemories). */
+  wordMemoryEntries?: boolean;
+}
+
+export function analyze(input: unknown, source?: string, opts: AnalyzeOptions = {}): { seed: Seed; index: SeedIndex } {
   const parsed = parseSeed(input);
   if (!parsed.success) throw new SeedError(parsed.issues, source);
-  const index = new SeedIndex(parsed.data);
-  for (const check of [checkWorkspacesAndUsers, checkApiKeys, checkFolders, checkTemplates, checkNotes, checkLiveNotes, checkWordMemories, checkWiki, checkWebhookEndpoints])
-    check(index);
+  const run = (entries: boolean) => {
+    const index = new SeedIndex(parsed.data);
+    for (const check of [checkWorkspacesAndUsers, checkApiKeys, checkFolders, checkTemplates, checkNotes, checkLiveNotes]) check(index);
+    checkWordMemories(index, entries);
+    for (const check of [checkWiki, checkWebhookEndpoints]) check(index);
+    return index;
+  };
+  let index = run(opts.wordMemoryEntries ?? false);
+  if (index.issues.length && !opts.wordMemoryEntries) index = run(true);
   if (index.issues.length) throw new SeedError(index.issues, source);
   return { seed: parsed.data, index };
 }

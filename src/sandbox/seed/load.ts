@@ -329,7 +329,15 @@ export function loadSeed(db: Db, input: unknown, source?: string): SeedSummary {
   const { seed, index } = analyze(input, source);
   const now = seed.now ? iso(seed.now) : new Date().toISOString();
   const loader = new Loader(index, now);
-  const keys = db.bulk((prepare) => loader.load(prepare));
+  let keys: SeededKey[];
+  try {
+    keys = db.bulk((prepare) => loader.load(prepare));
+  } catch (e) {
+    // An entry given twice in a scope, found by the table's UNIQUE constraint (analyze leaves it to it): the
+    // checks again, with it, name every problem as they would have (nothing else found: the error as it is).
+    if (/UNIQUE constraint failed: word_memories\./.test((e as Error).message)) analyze(input, source, { wordMemoryEntries: true });
+    throw e;
+  }
   return { keys, counts: loader.counts };
 }
 
