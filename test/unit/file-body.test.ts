@@ -2,7 +2,7 @@ import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileBody } from '../../src/client/file-body.js';
+import { FileBody, UPLOAD_BUFFERS } from '../../src/client/file-body.js';
 import { EXIT } from '../../src/errors.js';
 
 /** The upload body (src/client/file-body.ts), as node:http takes it chunk by chunk and as undici takes it as a stream. */
@@ -10,8 +10,9 @@ import { EXIT } from '../../src/errors.js';
 const CHUNK = 1000;
 let dir: string;
 let path: string;
-/** 10.5 chunks of numbered bytes, so that a chunk read from the wrong offset or a reused buffer shows. */
-const content = Buffer.from(Array.from({ length: CHUNK * 10 + 500 }, (_, i) => (i * 7) % 251));
+/** 20.5 chunks of numbered bytes (more than twice the buffers), so that a chunk read from the wrong offset or a reused buffer shows. */
+const CHUNKS = 20;
+const content = Buffer.from(Array.from({ length: CHUNK * CHUNKS + 500 }, (_, i) => (i * 7) % 251));
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'notevox-file-body-'));
@@ -31,7 +32,7 @@ function counting() {
 describe('FileBody chunk by chunk (node:http)', () => {
   const never = () => expect.unreachable('no buffer was waited for');
 
-  it('serves the whole file from four buffers, each reused only after the socket took its chunk', () => {
+  it('serves the whole file from its few buffers, each reused only after the socket took its chunk', () => {
     const c = counting();
     const body = new FileBody(path, content.length, c.hooks, CHUNK);
     const received: Buffer[] = [];
@@ -44,29 +45,29 @@ describe('FileBody chunk by chunk (node:http)', () => {
       buffers.add(chunk.buffer);
       received.push(Buffer.from(chunk)); // a copy: the buffer is reused
       held.push(chunk);
-      // The socket hands chunks back late: three are held while the fourth is read.
-      if (held.length === 4) body.chunkTaken(held.shift()!);
+      // The socket hands chunks back late: all but one buffer are held while the last is read.
+      if (held.length === UPLOAD_BUFFERS) body.chunkTaken(held.shift()!);
     }
     for (const chunk of held) body.chunkTaken(chunk);
     body.destroy();
     expect(Buffer.concat(received).equals(content)).toBe(true);
-    expect(buffers.size).toBe(4);
+    expect(buffers.size).toBe(UPLOAD_BUFFERS);
     expect(c.sent.at(-1)).toBe(content.length);
-    expect(c.sent).toHaveLength(11);
+    expect(c.sent).toHaveLength(CHUNKS + 1);
     expect(c.doneCalls()).toBe(1);
   });
 
-  it('with all four buffers out, says to wait and calls back once a chunk is taken', () => {
+  it('with every buffer out, says to wait and calls back once a chunk is taken', () => {
     const body = new FileBody(path, content.length, counting().hooks, CHUNK);
-    const out = [0, 1, 2, 3].map(() => body.takeChunk(never)!);
+    const out = Array.from({ length: UPLOAD_BUFFERS }, () => body.takeChunk(never)!);
     let woken = 0;
     expect(body.takeChunk(() => woken++)).toBeUndefined();
     expect(woken).toBe(0);
     body.chunkTaken(out[1]);
     expect(woken).toBe(1);
-    const fifth = body.takeChunk(never)!;
-    expect(fifth.buffer).toBe(out[1].buffer);
-    expect(Buffer.from(fifth).equals(content.subarray(4 * CHUNK, 5 * CHUNK))).toBe(true);
+    const next = body.takeChunk(never)!;
+    expect(next.buffer).toBe(out[1].buffer);
+    expect(Buffer.from(next).equals(content.subarray(UPLOAD_BUFFERS * CHUNK, (UPLOAD_BUFFERS + 1) * CHUNK))).toBe(true);
     body.chunkTaken(out[2]);
     expect(woken).toBe(1); // a wake-up only for the call that waited
     body.destroy();
