@@ -130,6 +130,16 @@ function verifiedKey(db: Db, header: string): KeyRow {
   return row;
 }
 
+/** The scopes of a key row, parsed once per row read (rows are kept while the state stays the same). */
+const parsedScopes = new WeakMap<KeyRow, readonly string[]>();
+
+function scopesOf(row: KeyRow): string[] {
+  let scopes = parsedScopes.get(row);
+  if (!scopes) parsedScopes.set(row, (scopes = JSON.parse(row.scopes) as string[]));
+  // A copy: a principal's scopes are its own.
+  return [...scopes];
+}
+
 /** The principal of a verified key, after the checks that depend on the key's status and the time. */
 function principalOf(row: KeyRow, now: Date): Principal {
 
@@ -143,7 +153,7 @@ function principalOf(row: KeyRow, now: Date): Principal {
   return {
     keyId: row.id,
     keyType: row.type,
-    scopes: JSON.parse(row.scopes) as string[],
+    scopes: scopesOf(row),
     userId: row.user_id,
     workspaceGuid: row.workspace_guid,
     organizationId: row.organization_id ?? row.user_organization_id ?? row.workspace_organization_id ?? '',
