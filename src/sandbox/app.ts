@@ -34,6 +34,17 @@ type Env = { Bindings: { incoming?: IncomingMessage }; Variables: { keyId?: stri
 /** Rows of `request_log` kept (older ones are pruned every 1000 requests). */
 export const REQUEST_LOG_KEEP = 10_000;
 
+/** A path that the URL parser gives back unchanged: no dot segment, nothing to percent-encode or decode. */
+const PLAIN_PATH = /^\/[\w\-~/]*$/;
+
+/** The path of a request URL, as `new URL(url).pathname` gives it (which it is asked for when the path is not plain). */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const query = url.indexOf('?', start);
+  const path = start < 0 ? '' : url.slice(start, query < 0 ? undefined : query);
+  return PLAIN_PATH.test(path) ? path : new URL(url).pathname;
+}
+
 const toHonoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const paramCount = (ep: Endpoint) => (ep.path.match(/\{/g) ?? []).length;
 
@@ -68,7 +79,7 @@ function fail(c: Context<Env>, f: ApiFailure): Response {
 
 /** Whether an `Accept` header admits JSON: a JSON-compatible media range whose quality is not 0. */
 export function acceptsJson(accept: string | undefined): boolean {
-  if (!accept || !accept.trim()) return true;
+  if (!accept || accept === 'application/json' || accept === '*/*' || !accept.trim()) return true;
   return accept.split(',').some((part) => {
     const [range, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
     const q = params.find((x) => /^q\s*=/.test(x));
@@ -222,7 +233,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
       c.res = fail(c, new ApiFailure(ERROR_CODES.INTERNAL, 'internal error', 'the sandbox could not write its state file'));
     }
     const status = c.res.status;
-    const path = new URL(c.req.url).pathname;
+    const path = pathOf(c.req.url);
     if (opts.accessLog) opts.accessLog(`${c.req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms key=${c.get('keyId') ?? '-'}`);
     try {
       // request_log is an in-memory table: recording a request does not change the state file.
