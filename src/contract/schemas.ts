@@ -26,7 +26,7 @@ export function chars(limits: { min: number; max: number }, base: z.ZodString = 
 }
 
 export { CREATE_SHARING_TYPES, DOCUMENT_FORMATS, JOB_STATUSES, MOVE_STRATEGIES, SHARING_TYPES, SOURCE_TYPES, SUMMARY_FORMATS, TEMPLATE_OWNER_TYPES } from './enums.js';
-import { CREATE_SHARING_TYPES, JOB_STATUSES, MOVE_STRATEGIES, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES } from './enums.js';
+import { COLLABORATOR_ROLES, CREATE_SHARING_TYPES, FOLDER_MEMBER_ROLES, JOB_STATUSES, MOVE_STRATEGIES, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES } from './enums.js';
 
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ content: z.array(item), nextCursor: z.string().nullable() });
 /** An unpaged list (decisions.md §1.1: folders, templates, summaries, workspaces): `nextCursor` is always null. */
@@ -60,7 +60,7 @@ export const scopeItem = z.object({ scope: z.string(), description: z.string() }
 
 // ---- notes ----
 export const participant = z.object({ name: z.string(), email: z.string().nullable() });
-export const collaborator = z.object({ guid: z.string(), name: z.string(), email: z.string().nullable(), role: z.enum(['OWNER', 'EDITOR', 'VIEWER']) });
+export const collaborator = z.object({ guid: z.string(), name: z.string(), email: z.string().nullable(), role: z.enum(COLLABORATOR_ROLES) });
 export const note = z.object({
   guid: z.string(),
   title: z.string(),
@@ -157,7 +157,7 @@ export const template = z.object({
 // ---- folders ----
 const folderTitle = chars(LIMITS.folderTitle, z.string().refine(notBlank, 'must not be blank'));
 const folderColor = z.string().regex(LIMITS.folderColorPattern, 'must match ^#[0-9A-Fa-f]{6}$');
-export const folderMember = z.object({ userId: z.number().int(), role: z.enum(['VIEWER', 'EDITOR']) });
+export const folderMember = z.object({ userId: z.number().int(), role: z.enum(FOLDER_MEMBER_ROLES) });
 export const folderCreated = z.object({
   id: z.string(),
   title: z.string(),

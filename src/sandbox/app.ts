@@ -2,19 +2,17 @@ import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import type { z } from 'zod';
 import { ERROR_CODES } from '../contract/errors.js';
-import { ENDPOINTS_WITH_SCHEMAS as ENDPOINTS } from '../contract/endpoint-schemas.js';
+import { ENDPOINTS } from '../contract/endpoints.js';
 import { LIMITS } from '../contract/limits.js';
-import { openApiText } from '../contract/openapi.js';
 import { scopeAllows } from '../contract/scopes.js';
 import type { Endpoint } from '../contract/types.js';
 import { visibleNote } from './access.js';
 import { authenticate } from './auth.js';
 import type { FaultInjector } from './faults.js';
-import { FAST_BODIES } from './fast-body.js';
 import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
 import { ApiFailure, CONTROL_PREFIX, notFound } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
-import { formatPath } from './seed/schema.js';
+import { loadedValidation, loadValidation, validationIfLoaded } from './validation-load.js';
 import { isReply, type Handler, type HandlerMap, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
 
 export interface AppOptions {
@@ -36,12 +34,23 @@ type Env = { Bindings: { incoming?: IncomingMessage }; Variables: { keyId?: stri
 /** Rows of `request_log` kept (older ones are pruned every 1000 requests). */
 export const REQUEST_LOG_KEEP = 10_000;
 
+/** A path that the URL parser gives back unchanged: no dot segment, nothing to percent-encode or decode. */
+const PLAIN_PATH = /^\/[\w\-~/]*$/;
+
+/** The path of a request URL, as `new URL(url).pathname` gives it (which it is asked for when the path is not plain). */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const query = url.indexOf('?', start);
+  const path = start < 0 ? '' : url.slice(start, query < 0 ? undefined : query);
+  return PLAIN_PATH.test(path) ? path : new URL(url).pathname;
+}
+
 const toHonoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const paramCount = (ep: Endpoint) => (ep.path.match(/\{/g) ?? []).length;
 
 function zodDetail(err: z.ZodError, where: string): string {
   const issue = err.issues[0];
-  const path = issue.path.length ? formatPath(issue.path) : where;
+  const path = issue.path.length ? loadedValidation().formatPath(issue.path) : where;
   return `${path}: ${issue.message}`;
 }
 
@@ -70,7 +79,7 @@ function fail(c: Context<Env>, f: ApiFailure): Response {
 
 /** Whether an `Accept` header admits JSON: a JSON-compatible media range whose quality is not 0. */
 export function acceptsJson(accept: string | undefined): boolean {
-  if (!accept || !accept.trim()) return true;
+  if (!accept || accept === 'application/json' || accept === '*/*' || !accept.trim()) return true;
   return accept.split(',').some((part) => {
     const [range, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
     const q = params.find((x) => /^q\s*=/.test(x));
@@ -105,10 +114,10 @@ function loneSurrogateAt(value: unknown, path: PropertyKey[] = []): PropertyKey[
  * two different entries would read back the same. Only a `\uD800`–`\uDFFF` escape can make one (bytes that are not
  * UTF-8 decode to U+FFFD), so other bodies are not walked.
  */
-function checkWellFormed(text: string, body: unknown): void {
+async function checkWellFormed(text: string, body: unknown): Promise<void> {
   if (!/\\u[dD][89a-fA-F]/.test(text)) return;
   const at = loneSurrogateAt(body);
-  if (at) throw new ApiFailure(ERROR_CODES.MALFORMED, 'invalid body', `${formatPath(at)}: contains a lone UTF-16 surrogate (not valid Unicode); send well-formed UTF-8`);
+  if (at) throw new ApiFailure(ERROR_CODES.MALFORMED, 'invalid body', `${(validationIfLoaded() ?? (await loadValidation())).formatPath(at)}: contains a lone UTF-16 surrogate (not valid Unicode); send well-formed UTF-8`);
 }
 
 /**
@@ -149,7 +158,7 @@ export async function readJsonBody(req: Request, incoming?: IncomingMessage): Pr
   } catch (e) {
     throw new ApiFailure(ERROR_CODES.MALFORMED, 'malformed JSON body', (e as Error).message);
   }
-  checkWellFormed(text, body);
+  await checkWellFormed(text, body);
   return body;
 }
 
@@ -224,7 +233,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
       c.res = fail(c, new ApiFailure(ERROR_CODES.INTERNAL, 'internal error', 'the sandbox could not write its state file'));
     }
     const status = c.res.status;
-    const path = new URL(c.req.url).pathname;
+    const path = pathOf(c.req.url);
     if (opts.accessLog) opts.accessLog(`${c.req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms key=${c.get('keyId') ?? '-'}`);
     try {
       // request_log is an in-memory table: recording a request does not change the state file.
@@ -242,10 +251,11 @@ export function createApp(opts: AppOptions): Hono<Env> {
 
   // The contract as an OpenAPI 3.1 document (docs/openapi.json): outside the API, so no key, no rate limit and no
   // injected faults; built on the first request.
-  app.get('/openapi.json', () => new Response(openApiText(), { headers: { 'content-type': 'application/json; charset=utf-8' } }));
+  app.get('/openapi.json', async () => new Response((await import('../contract/openapi.js')).openApiText(), { headers: { 'content-type': 'application/json; charset=utf-8' } }));
 
   // Fault injection applies to every request of the API, the upload URL included, but not to the sandbox's control API.
-  app.use('*', async (c, next) => {
+  // (Without --faults there is no injector, and no middleware: one step less per request.)
+  if (opts.faults) app.use('*', async (c, next) => {
     if (!opts.faults?.active) return next();
     const path = new URL(c.req.url).pathname;
     if (path.startsWith(CONTROL_PREFIX + '/')) return next();
@@ -278,7 +288,9 @@ export function createApp(opts: AppOptions): Hono<Env> {
 
   const ordered = [...ENDPOINTS].sort((a, b) => paramCount(a) - paramCount(b));
   for (const ep of ordered) {
+    let schemas: import('./validation.js').RouteSchemas | undefined;
     app.on(ep.method, toHonoPath(ep.path), async (c) => {
+      schemas ??= (validationIfLoaded() ?? (await loadValidation())).routeSchemas(ep.id);
       if (!acceptsJson(header(c, 'accept'))) return fail(c, new ApiFailure(ERROR_CODES.NOT_ACCEPTABLE, 'not acceptable', 'the service answers application/json'));
       // An alias (an older path of another endpoint) is served by that endpoint's handler.
       const handler = (handlers as Partial<Record<string, Handler>>)[ep.aliasOf ?? ep.id];
@@ -293,7 +305,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
             throw new ApiFailure(ERROR_CODES.RATE_LIMITED, 'rate limit exceeded', `retry after ${d.retryAfterSeconds} seconds`, { 'Retry-After': String(d.retryAfterSeconds) });
         }
       }
-      const params = parseWith(ep.params, c.req.param(), 'path');
+      const params = schemas.plainParams ? c.req.param() : parseWith(schemas.params, c.req.param(), 'path');
       // Note sub-resources: visibility (404) comes before scope and key-type checks.
       let note;
       if (principal && 'noteGuid' in params) {
@@ -304,14 +316,14 @@ export function createApp(opts: AppOptions): Hono<Env> {
       if (!handler) throw new ApiFailure(ERROR_CODES.NO_ROUTE, `${ep.method} ${ep.path} has no handler in this sandbox version`);
       const rawQuery = c.req.query();
       checkPageSize(ep, rawQuery);
-      const query = parseWith(ep.query, rawQuery, 'query');
+      const query = parseWith(schemas.query, rawQuery, 'query');
       const mask = ep.updateMask ? checkUpdateMask(ep.updateMask, query.updateMask) : undefined;
       let body = undefined;
-      if (ep.body) {
+      if (schemas.body) {
         const raw = await readJsonBody(c.req.raw, c.env?.incoming);
         // A field-mask request without a body lacks the masked fields: 400002 below, not a schema error.
         const input = raw === undefined && mask ? {} : raw;
-        body = FAST_BODIES.get(ep.body)?.(input) ?? parseWith(ep.body, input, 'body');
+        body = loadedValidation().FAST_BODIES.get(schemas.body)?.(input) ?? parseWith(schemas.body, input, 'body');
       }
       if (mask) checkMaskedFields(mask, body);
       // Whether this request changed the state: a synchronous handler's changes are the commits made while it

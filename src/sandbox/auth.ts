@@ -85,9 +85,28 @@ export function splitKey(value: string): { id: string; secret: string } | { erro
   return { id, secret };
 }
 
+/**
+ * Authorization headers that verified, with their key, while the state stays the same (Db.dataVersion): a client
+ * sending the same key again skips the lookup and the HMAC. Only a match is kept (a wrong secret always costs the
+ * whole check, as above); the checks that depend on the time (status, expiry, legacy cut-off) run on every request.
+ * Bounded; cleared when full or when the state changes.
+ */
+const headerKeys = new WeakMap<Db, { version: number; rows: Map<string, KeyRow> }>();
+const HEADER_KEYS_MAX = 1024;
+
 /** Authenticate an Authorization header: every 401 case of the spec, in order (decisions.md §1.3). */
 export function authenticate(db: Db, header: string | undefined, now: Date): Principal {
   if (!header) throw unauthorized(ERROR_CODES.AUTH_MISSING, 'missing Authorization header', 'send Authorization: Bearer {id}.{secret}');
+  let cache = headerKeys.get(db);
+  if (!cache || cache.version !== db.dataVersion || cache.rows.size >= HEADER_KEYS_MAX) headerKeys.set(db, (cache = { version: db.dataVersion, rows: new Map() }));
+  const known = cache.rows.get(header);
+  const row = known ?? verifiedKey(db, header);
+  if (!known && cache.version === db.dataVersion) cache.rows.set(header, row);
+  return principalOf(row, now);
+}
+
+/** The key of a bearer value whose secret verifies, or the 401 that says why not. */
+function verifiedKey(db: Db, header: string): KeyRow {
   const m = /^Bearer\s+(.+)$/i.exec(header.trim());
   if (!m) throw unauthorized(ERROR_CODES.AUTH_MALFORMED, 'malformed Authorization header', 'use the Bearer scheme: Authorization: Bearer {id}.{secret}');
   const parts = splitKey(m[1].trim());
@@ -108,6 +127,21 @@ export function authenticate(db: Db, header: string | undefined, now: Date): Pri
   // Then the key with its user's and its workspace's organization, in one query (subqueries: cheaper than joins in SQLite here).
   const row = match && v.row !== 0 ? keyRow(db, v.row) : undefined;
   if (!row) throw unauthorized(ERROR_CODES.AUTH_UNKNOWN, 'invalid API key');
+  return row;
+}
+
+/** The scopes of a key row, parsed once per row read (rows are kept while the state stays the same). */
+const parsedScopes = new WeakMap<KeyRow, readonly string[]>();
+
+function scopesOf(row: KeyRow): string[] {
+  let scopes = parsedScopes.get(row);
+  if (!scopes) parsedScopes.set(row, (scopes = JSON.parse(row.scopes) as string[]));
+  // A copy: a principal's scopes are its own.
+  return [...scopes];
+}
+
+/** The principal of a verified key, after the checks that depend on the key's status and the time. */
+function principalOf(row: KeyRow, now: Date): Principal {
 
   if (row.status !== 'active') throw unauthorized(ERROR_CODES.AUTH_INACTIVE, `API key is ${row.status}`);
   if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) throw unauthorized(ERROR_CODES.AUTH_INACTIVE, 'API key is expired');
@@ -119,7 +153,7 @@ export function authenticate(db: Db, header: string | undefined, now: Date): Pri
   return {
     keyId: row.id,
     keyType: row.type,
-    scopes: JSON.parse(row.scopes) as string[],
+    scopes: scopesOf(row),
     userId: row.user_id,
     workspaceGuid: row.workspace_guid,
     organizationId: row.organization_id ?? row.user_organization_id ?? row.workspace_organization_id ?? '',

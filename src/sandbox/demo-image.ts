@@ -3,7 +3,6 @@ import { embeddedAsset } from '../assets.js';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from './db.js';
 import { demoSeed } from './demo-seed.js';
-import { loadSeed } from './seed/load.js';
 
 /**
  * The demo seed as a ready database: the build loads it once (scripts/build.mjs) and writes the SQLite file beside
@@ -16,6 +15,8 @@ export const DEMO_IMAGE_FILE = 'demo-seed.db';
 
 /** Write the demo seed's database to `file` (VACUUM INTO: a compact SQLite file; `file` must not exist). */
 export async function buildDemoImage(file: string): Promise<void> {
+  // Imported here, not at the top: `sandbox start` loads this module for builtDemoImage, and seed loading (with its zod schema) only when a seed is loaded.
+  const { loadSeed } = await import('./seed/load.js');
   const db = await openDatabase();
   try {
     loadSeed(db, demoSeed, 'demo seed');

@@ -1,5 +1,4 @@
 import { closeSync, copyFileSync, existsSync, openSync, readFileSync, readSync, renameSync, rmSync } from 'node:fs';
-import { crc32 } from 'node:zlib';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { UsageError } from '../errors.js';
 import { APPLICATION_ID } from './schema.sql.js';
@@ -85,6 +84,8 @@ function replay(db: DatabaseSync, buf: Buffer, journal: string, file: string): v
     const o = v as { b?: string; f?: string };
     return o.b !== undefined ? new Uint8Array(Buffer.from(o.b, 'base64')) : Number(o.f);
   };
+  // node:zlib taken here, not imported: every sandbox start loaded it, for a conversion that is rare.
+  const { crc32 } = process.getBuiltinModule('node:zlib');
   let at = 0;
   let count = 0;
   while (at + 8 <= buf.length) {

@@ -8,7 +8,7 @@
  */
 
 import { LIMITS } from '../contract/limits.js';
-import { JOB_STATUSES, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES } from '../contract/schemas.js';
+import { JOB_STATUSES, SHARING_TYPES, SOURCE_TYPES, TEMPLATE_OWNER_TYPES } from '../contract/enums.js';
 import { KEY_TYPES } from '../contract/types.js';
 
 export const MEMBERSHIP_ROLES = ['OWNER', 'ADMIN', 'MEMBER'] as const;

@@ -1,6 +1,5 @@
 import type { Shape } from '../contract/api.js';
-import { SOURCE_TYPES } from '../contract/enums.js';
-import { collaborator, folderMember } from '../contract/schemas.js';
+import { COLLABORATOR_ROLES, FOLDER_MEMBER_ROLES, SOURCE_TYPES } from '../contract/enums.js';
 import type { Db } from './db.js';
 import { folderVisible, found, getFolder, type FolderRow, type NoteRead, type NoteRow, type Visibility } from './access.js';
 import type { Principal } from './types.js';
@@ -66,7 +65,7 @@ export function noteJson(db: Db, n: NoteRow | NoteRead): Shape<'note'> {
     translateLocale: n.translate_locale,
     webUrl: `${WEB_APP_URL}/notes/${n.guid}`,
     // A user's seeded guid, else `user-<id>` (docs/sandbox-seed.md).
-    collaborators: collaborators.map((c) => ({ guid: c.guid ?? `user-${c.userId}`, name: c.name, email: c.email, role: oneOf(collaborator.shape.role.options, c.role, 'note_collaborators.role') })),
+    collaborators: collaborators.map((c) => ({ guid: c.guid ?? `user-${c.userId}`, name: c.name, email: c.email, role: oneOf(COLLABORATOR_ROLES, c.role, 'note_collaborators.role') })),
     participants: participants.map((p) => ({ name: p.name, email: p.email })),
     workspaceGuid: n.workspace_guid,
   };
@@ -109,7 +108,7 @@ export function folderJson(db: Db, f: FolderRow | FolderListRow, p: Principal): 
     const members: Array<{ userId: number; role: string }> = listed
       ? JSON.parse(f.members_json)
       : db.all<{ user_id: number; role: string }>('SELECT user_id, role FROM folder_members WHERE folder_id = ? ORDER BY user_id', [f.id]).map((m) => ({ userId: m.user_id, role: m.role }));
-    out.members = members.map((m) => ({ userId: m.userId, role: oneOf(folderMember.shape.role.options, m.role, 'folder_members.role') }));
+    out.members = members.map((m) => ({ userId: m.userId, role: oneOf(FOLDER_MEMBER_ROLES, m.role, 'folder_members.role') }));
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { ERROR_CODES, errorEnvelope } from '../contract/errors.js';
 import { RATE_LIMIT_SPEC, type RateLimitWindow } from '../contract/limits.js';
 import { parseIsoInstant } from '../dates.js';
 import { createApp } from './app.js';
+import { loadValidation } from './validation-load.js';
 import { openDatabase, type Db } from './db.js';
 import { builtDemoImage } from './demo-image.js';
 import { demoSeed } from './demo-seed.js';
@@ -20,8 +21,7 @@ import { displayUrl, isLoopbackHost, listEndpoints, registerFlagEndpoints, webho
 import { LiveNotes } from './events/live.js';
 import { hashSecret } from './ids.js';
 import { VERSION } from '../version.js';
-import { seedCache } from './seed/cache.js';
-import { loadSeed, readSeedFile, type SeededKey, type SeedSummary } from './seed/load.js';
+import type { SeededKey, SeedSummary } from './seed/load.js';
 import type { Clock, SandboxRuntime } from './types.js';
 
 export interface SandboxOptions {
@@ -140,8 +140,10 @@ export async function prepareSandbox(opts: SandboxOptions) {
   // A seed file with a state file that already holds data is refused (in init); otherwise the seed's database
   // comes from the seed cache, or the seed is loaded (and then kept in the cache, if there is one).
   const stateHeld = opts.stateFile !== undefined && existsSync(opts.stateFile) && statSync(opts.stateFile).size > 0;
-  const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await seedCache(opts.seedFile, opts.seedCacheDir) : undefined;
-  const seedRead = opts.seedFile && !cache ? readSeedFile(opts.seedFile) : undefined;
+  // Seed loading (and its zod schema) is imported only when a seed is loaded: the demo seed starts from its image.
+  const seeding = () => import('./seed/load.js');
+  const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await (await import('./seed/cache.js')).seedCache(opts.seedFile, opts.seedCacheDir) : undefined;
+  const seedRead = opts.seedFile && !cache ? seeding().then((s) => s.readSeedFile(opts.seedFile!)) : undefined;
   seedRead?.catch(() => {});
   const seedSource = opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed';
   /** The seed's webhook endpoints must be allowed by this start. */
@@ -153,8 +155,9 @@ export async function prepareSandbox(opts: SandboxOptions) {
   };
   // A seed not in the cache yet is loaded straight into its cache entry, which is then opened as a cached one.
   let built = false;
+  const loadSeed = cache?.seed !== undefined ? (await seeding()).loadSeed : undefined;
   const image =
-    cache?.seed !== undefined
+    cache?.seed !== undefined && loadSeed
       ? await cache.build((db) => {
           keys = loadSeed(db, cache.seed, seedSource).keys;
           checkSeedEndpoints(db);
@@ -176,7 +179,7 @@ export async function prepareSandbox(opts: SandboxOptions) {
       if (empty || opts.seedFile) {
         if (!empty) throw new SandboxConfigError(`--seed was given but the state file ${opts.stateFile} already holds data: remove it or drop --seed`);
         const seed = seedRead ? await seedRead : demoSeed;
-        keys = loadSeed(db, seed, seedSource).keys;
+        keys = (await seeding()).loadSeed(db, seed, seedSource).keys;
         checkSeedEndpoints(db);
         if (!opts.seedFile) demoImage ||= db.export();
       } else keys = knownStoredKeys(db);
@@ -300,6 +303,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     await prepared.shutdown().catch(() => undefined);
     throw e;
   });
+  // The request schemas, built now rather than at the first request (or before listening): see validation-load.ts.
+  setImmediate(() => void loadValidation().catch(() => {}));
   const port = (server.address() as AddressInfo).port;
   const urlOf = (h: string) => `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
   const listenUrl = urlOf(host);

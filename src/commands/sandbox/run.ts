@@ -28,19 +28,22 @@ function inForce(limit: RateLimit | null, flags: Flags<typeof cmd.start>): strin
 }
 
 export async function start(ctx: Context, flags: Flags<typeof cmd.start>): Promise<number> {
-  const { startSandbox, SandboxConfigError, isWildcardHost } = await import('../../sandbox/server.js');
-  const { isLoopbackHost } = await import('../../config/baseurl.js');
-  const { FaultSpecError } = await import('../../sandbox/faults.js');
-  const { RateLimitError, parseRateLimit } = await import('../../sandbox/ratelimit.js');
+  // Imported side by side: each import() of a chunk not yet loaded waits for its file before the next one starts.
+  const [{ startSandbox, SandboxConfigError, isWildcardHost }, { isLoopbackHost }, { FaultSpecError }, { RateLimitError, parseRateLimit }, { readSecret }, { cacheDir }, { join }] = await Promise.all([
+    import('../../sandbox/server.js'),
+    import('../../config/baseurl.js'),
+    import('../../sandbox/faults.js'),
+    import('../../sandbox/ratelimit.js'),
+    import('../secret-file.js'),
+    import('../wm/journal.js'),
+    import('node:path'),
+  ]);
   const jobSeconds = flags.jobSeconds;
   const webhookPace = flags.webhookPace !== undefined ? Number(flags.webhookPace) : undefined;
   if (webhookPace !== undefined && !(webhookPace > 0 && Number.isFinite(webhookPace)))
     throw new UsageError(`--webhook-pace "${flags.webhookPace}" must be a number above 0`, 'e.g. --webhook-pace 0.001 runs the whole retry schedule in about 10 seconds');
-  const { readSecret } = await import('../secret-file.js');
   const webhookSecret = await readSecret({ file: flags.webhookSecretFile, flag: '--webhook-secret-file', env: ctx.env, envName: 'NOTEVOX_SANDBOX_WEBHOOK_SECRET', what: 'webhook secret' });
   const controlToken = await readSecret({ file: flags.controlTokenFile, flag: '--control-token-file', env: ctx.env, envName: 'NOTEVOX_SANDBOX_CONTROL_TOKEN', what: 'control token' });
-  const { cacheDir } = await import('../wm/journal.js');
-  const { join } = await import('node:path');
   ctx.takeOverInterrupt();
   let sandbox;
   try {

@@ -1,23 +1,22 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import type * as z from 'zod';
-import { CONTROL_PREFIX, type ControlId } from '../../contract/control.js';
-import {
-  CONTROL_WITH_SCHEMAS,
-  type ControlParsedBodyOf,
-  type ControlParsedQueryOf,
-  type ControlPathOf,
-  type ControlResponseOf,
-  type DELIVERY_STATUSES,
-  type EVENT_ORIGINS,
+import { CONTROL_ENDPOINTS, CONTROL_PREFIX, type ControlId } from '../../contract/control.js';
+import type {
+  ControlParsedBodyOf,
+  ControlParsedQueryOf,
+  ControlPathOf,
+  ControlResponseOf,
+  DELIVERY_STATUSES,
+  EVENT_ORIGINS,
 } from '../../contract/control-schemas.js';
 import { EVENT_ID_PATTERN, EVENT_TYPE_NAMES, isEventType, type EventType } from '../../contract/events.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { getFolder } from '../access.js';
 import { readJsonBody } from '../app.js';
+import { loadedValidation, loadValidation } from '../validation-load.js';
 import type { Db } from '../db.js';
 import { ApiFailure, notFound } from '../http.js';
-import { formatPath } from '../seed/schema.js';
 import type { Clock } from '../types.js';
 import type { EventBus } from './bus.js';
 import { addEndpoint, checkEndpoint, displayUrl, endpointJson, getEndpoint, listEndpoints, removeEndpoint } from './endpoints.js';
@@ -60,7 +59,7 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.
   const r = schema.safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0];
-    throw bad(`invalid ${what}`, `${issue.path.length ? formatPath(issue.path) : what}: ${issue.message}`);
+    throw bad(`invalid ${what}`, `${issue.path.length ? loadedValidation().formatPath(issue.path) : what}: ${issue.message}`);
   }
   return r.data;
 }
@@ -317,12 +316,15 @@ export function controlRoutes(o: ControlOptions): (app: Hono) => void {
     });
 
     // One route per row of the control table: path, query and body parsed with its schemas, answered with its status.
-    for (const ep of CONTROL_WITH_SCHEMAS) {
+    // (The schemas are loaded with the API's, on the first request that needs them: validation-load.ts.)
+    for (const ep of CONTROL_ENDPOINTS) {
       const handler = handlers[ep.id as ControlId] as unknown as (r: { params: Record<string, string>; query: unknown; body: unknown }) => unknown;
+      let schemas: ReturnType<Awaited<ReturnType<typeof loadValidation>>['controlSchemas']> | undefined;
       app.on(ep.method, ep.path.replace(/\{(\w+)\}/g, ':$1'), async (c) => {
+        schemas ??= (await loadValidation()).controlSchemas(ep.id);
         const params = c.req.param() as Record<string, string>;
-        const query = ep.query ? parse(ep.query, c.req.query(), 'query') : {};
-        const body = ep.body ? parse(ep.body, await readJsonBody(c.req.raw), 'body') : undefined;
+        const query = schemas.query ? parse(schemas.query, c.req.query(), 'query') : {};
+        const body = schemas.body ? parse(schemas.body, await readJsonBody(c.req.raw), 'body') : undefined;
         return json(ep.successStatus, await handler({ params, query, body }));
       });
     }

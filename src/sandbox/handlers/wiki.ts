@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import type { Shape } from '../../contract/api.js';
 import type { CanonicalEndpointId } from '../../contract/endpoints.js';
 import { ERROR_CODES } from '../../contract/errors.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { found, reachesWorkspace, visibility } from '../access.js';
 import { decodeRow, type Db } from '../db.js';
+import { loadedValidation } from '../validation-load.js';
 import { ApiFailure, badRequest, decodeCursor, encodeCursor, keysetPage, notFound } from '../http.js';
 import type { WorkspaceRow } from '../serialize.js';
 import type { HandlerContext, HandlerMap, Principal } from '../types.js';
@@ -41,7 +41,6 @@ interface MentionRow {
   confidence: number;
 }
 
-const instant = z.iso.datetime({ offset: true });
 
 /** The workspace of the route: reachable by the key (404), with the wiki plan (403004) and activated (403005). */
 function wikiWorkspace(db: Db, p: Principal, guid: string): WorkspaceRow {
@@ -112,7 +111,7 @@ export const wikiHandlers = {
     const { query, rt } = ctx;
     let since: string | undefined;
     if (query.since !== undefined) {
-      if (!instant.safeParse(query.since).success) throw badRequest('invalid query', 'since: must be an ISO 8601 timestamp, e.g. 2026-10-30T00:00:00Z');
+      if (!loadedValidation().isIsoDateTime(query.since)) throw badRequest('invalid query', 'since: must be an ISO 8601 timestamp, e.g. 2026-10-30T00:00:00Z');
       since = new Date(Date.parse(query.since)).toISOString();
     }
     const scope = wikiScope(ctx);

@@ -2,7 +2,8 @@ import type { SandboxRuntime } from '../types.js';
 import { analyzeAudio, AudioRejected } from './analyze.js';
 import { getJob, type JobRow } from './jobs.js';
 import { buildResults, DEFAULT_TRANSCRIPT_LOCALE, placeholderParagraphs, placeParagraphs, type JobResults } from './results.js';
-import { runTranscriber, TranscriberFailed } from './transcriber.js';
+/** transcriber.ts (zod), loaded for the first job with a --transcriber-command. */
+let transcriber: typeof import('./transcriber.js') | undefined;
 import { loadReplacements, wordReplacer } from './words.js';
 
 /**
@@ -56,13 +57,13 @@ export async function processJob(rt: SandboxRuntime, job: JobRow, signal?: Abort
     const audio = await analyzeAudio(file);
     durationSeconds = Math.round(audio.durationMs) / 1000;
     const command = rt.options.transcriberCommand;
-    const raw = typeof command === 'string' && command.trim() ? await runTranscriber(command, file, undefined, signal) : placeholderParagraphs(audio.segments);
+    const raw = typeof command === 'string' && command.trim() ? await (transcriber ??= await import('./transcriber.js')).runTranscriber(command, file, undefined, signal) : placeholderParagraphs(audio.segments);
     const replace = wordReplacer(loadReplacements(rt.db, { userId: job.user_id, workspaceGuid: job.workspace_guid, organizationId: job.organization_id }));
     const paragraphs = placeParagraphs(raw, audio.segments, audio.durationMs).map((p) => ({ ...p, text: replace(p.text) }));
     const locale = job.transcript_locale_hints[0] ?? DEFAULT_TRANSCRIPT_LOCALE;
     return { ok: true, durationSeconds, results: buildResults(paragraphs, locale, job.translation_locales) };
   } catch (e) {
-    if (e instanceof AudioRejected || e instanceof TranscriberFailed) return { ok: false, durationSeconds, errorMessage: e.message };
+    if (e instanceof AudioRejected || (transcriber !== undefined && e instanceof transcriber.TranscriberFailed)) return { ok: false, durationSeconds, errorMessage: e.message };
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'ENOENT') return { ok: false, durationSeconds, errorMessage: 'the uploaded file is gone' };
     return { ok: false, durationSeconds, errorMessage: `processing failed: ${err.message}` };
