@@ -1,7 +1,7 @@
 // Start-up: whole-process wall clock of `--version`, `--help`, `notes list --help`, `notes get -o json` and
 // `auth status` (against a local sandbox; auth status checks the service's answer against the contract), each paired with `node -e 0` of the same Node binary (the floor: nothing the CLI
-// can do starts faster). Peak RSS of each comes from one extra, untimed run. `notes get` runs with Node's compile
-// cache warm (the target) and cold.
+// can do starts faster). Peak RSS of each comes from one extra, untimed run. `notes get` and `sandbox start` run with
+// Node's compile cache warm (the target) and cold.
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -98,17 +98,38 @@ async function timeToFirstLine(node: string, args: string[], env: NodeJS.Process
   }
 }
 
-/** Demo-seed `sandbox start` to its JSON line (listening) against the bare hono app of the http bench to its own. */
+/** Start `node <args>`, wait for its first stdout line, then stop it with SIGTERM as Ctrl-C would and wait for its exit. */
+async function startAndStop(node: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const child = spawn(node, args, { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  const exited = new Promise((r) => child.once('exit', r));
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', () => resolve());
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code} before its first line`)));
+  });
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/**
+ * Demo-seed `sandbox start` to its JSON line (listening) against the bare hono app of the http bench to its own.
+ * The target case is a user's next start: one cache directory, filled by a start stopped as a user stops it (Node
+ * writes its compile cache at exit; the timed runs are SIGKILLed at their first line and write nothing). The cold
+ * case gives every start an empty cache directory (a first start, or a new version).
+ */
 async function sandboxStart(ctx: BenchContext, pairs: number, warmups: number): Promise<void> {
+  const body = join(ctx.tempDir(), 'body.json');
+  writeFileSync(body, '{"ok":true}');
+  const args = [ctx.bin, 'sandbox', 'start', '--port', '0', '--json'];
+  const bare = () => timeToFirstLine(ctx.node, [join(FIXTURES, 'bare-hono.mjs'), '/x', body], cleanEnv());
   await ctx.runCase('sandbox-start', '`sandbox start` (demo seed) to listening vs a bare hono app to listening', ['startup.sandbox'], async () => {
-    const body = join(ctx.tempDir(), 'body.json');
-    writeFileSync(body, '{"ok":true}');
-    const s = await alternate(
-      { pairs, warmups },
-      () => timeToFirstLine(ctx.node, [ctx.bin, 'sandbox', 'start', '--port', '0', '--json'], ctx.cliEnv()),
-      () => timeToFirstLine(ctx.node, [join(FIXTURES, 'bare-hono.mjs'), '/x', body], cleanEnv()),
-    );
+    const env = ctx.cliEnv();
+    await startAndStop(ctx.node, args, env);
+    const s = await alternate({ pairs, warmups }, () => timeToFirstLine(ctx.node, args, env), bare);
     ctx.report('startup.sandbox', { value: median(s.a.map((x, i) => x / s.b[i])) });
     return { a: series('sandbox start (demo seed)', 'ms', s.a), b: series('bare hono app', 'ms', s.b) };
+  });
+  await ctx.runCase('sandbox-start-cold', '`sandbox start` (demo seed), compile cache cold, vs a bare hono app', [], async () => {
+    const s = await alternate({ pairs, warmups }, () => timeToFirstLine(ctx.node, args, ctx.cliEnv()), bare);
+    return { a: series('sandbox start (cold cache)', 'ms', s.a), b: series('bare hono app', 'ms', s.b) };
   });
 }

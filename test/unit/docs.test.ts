@@ -6,6 +6,7 @@ import { EVENT_SCHEMAS } from '../../src/contract/event-schemas.js';
 import { EVENT_TYPES } from '../../src/contract/events.js';
 import { openApiText } from '../../src/contract/openapi.js';
 import { controlOpenApiText } from '../../src/contract/control-openapi.js';
+import { renderTargetsSection } from '../bench/targets.js';
 import { exampleEnvelope, renderCommandsDoc, renderEndpointsDoc, renderEventsDoc } from '../../src/docs.js';
 
 const read = (p: string) => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
@@ -27,6 +28,10 @@ describe('generated docs', () => {
     const doc = read('docs/events.md');
     expect(doc).toBe(renderEventsDoc(doc));
     for (const t of EVENT_TYPES) expect(doc).toContain(`#### ${t.type}`);
+  });
+  it("the README's table of bench targets matches test/bench/targets.ts (run npm run docs when this fails)", () => {
+    const readme = read('README.md');
+    expect(readme).toBe(renderTargetsSection(readme));
   });
   it('every example envelope of docs/events.md parses with its type’s contract schema', () => {
     for (const t of EVENT_TYPES) {
