@@ -101,6 +101,8 @@ describe('word memories: bulk writes', () => {
     const bodies = [
       // all new (the answer is built from the request)
       { entries: odd.map((e, i) => ({ entry: `rb-${e}`, ...(i % 2 ? { subEntry: `s-${e}` } : { subEntry: null }) })) },
+      // all new, no subEntry at all (the entries go in as a flat array)
+      { entries: odd.map((e) => ({ entry: `rc-${e}` })) },
       // repeated and existing entries, a repeat last (the new rows are read back)
       { entries: [{ entry: 'rb-q"uote' }, { entry: 'rb-new1', subEntry: 'x' }, { entry: 'rb-new2' }, { entry: 'rb-new1' }] },
       // after a request whose last item was skipped, ids still increase
