@@ -12,6 +12,7 @@ import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { rollup } from 'rollup';
+import { acyclicGroups, chunkGroups } from './chunk-groups.mjs';
 import { relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -151,43 +152,16 @@ const API_CORE = [
 ];
 
 async function rechunk(from, to, esbuildMeta) {
-  const sources = (id) => {
-    const o = esbuildMeta.outputs[relative(root, id).split(sep).join('/')];
+  const rel = (id) => relative(root, id).split(sep).join('/');
+  const sources = (out) => {
+    const o = esbuildMeta.outputs[out];
     return o ? [...(o.entryPoint ? [o.entryPoint] : []), ...Object.keys(o.inputs)] : [];
   };
-  const inApiCore = (id) => {
-    const s = sources(id);
+  const isApiCore = (out) => {
+    const s = sources(out);
     return s.length > 0 && s.every((src) => API_CORE.some((re) => re.test(src)));
   };
-  /**
-   * A module imported lazily and also shared (notes/read.ts: by `notes get` and by export, follow, mcp) is, from
-   * esbuild, a facade (an entry with no code of its own) re-exporting a chunk that holds the module: two files to
-   * load where one does. Such a facade and its chunk become one chunk when nothing else comes with them: the chunk
-   * imports only what the entry has already loaded, and no other facade re-exports it.
-   */
-  const atStart = new Set();
-  const visit = (out) => {
-    if (atStart.has(out)) return;
-    atStart.add(out);
-    for (const i of esbuildMeta.outputs[out]?.imports ?? []) if (i.kind === 'import-statement' && !i.external) visit(i.path);
-  };
-  visit(`${relative(root, from).split(sep).join('/')}/cli.js`);
-  const loaded = (path) => atStart.has(path) || inApiCore(`${root}${path}`);
-  const facadeOf = new Map();
-  for (const [out, o] of Object.entries(esbuildMeta.outputs)) {
-    if (!o.entryPoint || Object.keys(o.inputs).length > 0 || atStart.has(out)) continue;
-    const code = o.imports.filter((i) => i.kind === 'import-statement' && !i.external && !loaded(i.path));
-    const chunk = code.length === 1 ? esbuildMeta.outputs[code[0].path] : undefined;
-    if (!chunk || !(o.entryPoint in chunk.inputs) || !Object.keys(chunk.inputs).every((i) => i.startsWith('src/')) || !chunk.imports.every((i) => i.kind !== 'import-statement' || i.external || loaded(i.path))) continue;
-    facadeOf.set(code[0].path, facadeOf.has(code[0].path) ? null : out);
-  }
-  const merged = new Map();
-  for (const [chunk, facade] of facadeOf) {
-    if (!facade) continue;
-    const name = facade.replace(/^.*\/|\.js$/g, '');
-    merged.set(chunk, name);
-    merged.set(facade, name);
-  }
+  const assigned = acyclicGroups(chunkGroups(esbuildMeta, `${rel(from)}/cli.js`, isApiCore));
   const external = (id) => id.startsWith('node:') || builtinModules.includes(id) || Object.keys(dependencies).some((d) => id === d || id.startsWith(`${d}/`));
   const bundle = await rollup({
     input: `${from}/cli.js`,
@@ -204,7 +178,8 @@ async function rechunk(from, to, esbuildMeta) {
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
     minifyInternalExports: true,
-    manualChunks: (id) => (inApiCore(id) ? 'api' : merged.get(relative(root, id).split(sep).join('/'))),
+    // Every member of a group is named (chunkGroups): nothing is pulled into a group behind the build's back.
+    manualChunks: (id) => assigned.get(rel(id)),
   });
   await bundle.close();
   return output.filter((o) => o.type === 'chunk');
