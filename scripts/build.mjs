@@ -43,6 +43,21 @@ mkdirSync(at('build'));
  * module at once, it would simply load then.
  */
 const LAZY_BUILTINS = new Set(['node:child_process']);
+/**
+ * The same as an ES module, for an ES import (commander 15 is ES only: `import childProcess from 'node:child_process'`):
+ * its default export is the Proxy, and each function of the module (not a class) a named export that loads it when
+ * called (`import { spawn }`). Through the CommonJS one, esbuild's interop would copy every property at import,
+ * loading the module. Any other named import fails the build ("No matching export"): use the default export.
+ */
+const lazyBuiltinEsm = (id) => {
+  const functions = Object.entries(Object.getOwnPropertyDescriptors(process.getBuiltinModule(id)))
+    .filter(([name, d]) => typeof d.value === 'function' && !/^[A-Z]/.test(name) && /^[A-Za-z_$][\w$]*$/.test(name) && !RESERVED.has(name))
+    .map(([name]) => name);
+  return [
+    lazyBuiltin(id).replace('module.exports =', 'export default'),
+    ...functions.map((name) => `export function ${name}(...args) { return load().${name}(...args); }`),
+  ].join('\n');
+};
 const lazyBuiltin = (id) => `let m;
 const load = () => (m ??= process.getBuiltinModule(${JSON.stringify(id)}));
 module.exports = new Proxy({}, {
@@ -90,13 +105,14 @@ const builtinsAsCommonJs = {
       if (id === 'module') return undefined;
       // A path of its own per module (`node_fs_promises`, not `promises`): esbuild names the module's code after it.
       // An ES import gets an ES module of its own (esmBuiltin), a require() the CommonJS one.
-      const esm = args.kind === 'import-statement' && !LAZY_BUILTINS.has(`node:${id}`);
+      const esm = args.kind === 'import-statement';
       return { path: `node_${id.replace(/\//g, '_')}${esm ? '_esm' : ''}`, namespace: 'node-builtin', pluginData: { id: `node:${id}`, esm } };
     });
     b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
       const { id, esm } = args.pluginData;
+      if (LAZY_BUILTINS.has(id)) return { contents: esm ? lazyBuiltinEsm(id) : lazyBuiltin(id), loader: 'js' };
       if (esm) return { contents: esmBuiltin(id), loader: 'js' };
-      return { contents: LAZY_BUILTINS.has(id) ? lazyBuiltin(id) : `module.exports = process.getBuiltinModule(${JSON.stringify(id)});`, loader: 'js' };
+      return { contents: `module.exports = process.getBuiltinModule(${JSON.stringify(id)});`, loader: 'js' };
     });
   },
 };
@@ -116,8 +132,11 @@ const esbuilt = await build({
   // Less for Node to read and compile at each start; names are kept, so stack traces stay readable.
   minifyWhitespace: true,
   minifySyntax: true,
-  // A `require` for CommonJS interop inside the ESM chunks (aliased so it cannot clash with bundled imports).
-  banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
+  // A `require` for CommonJS interop inside the ESM chunks (aliased so it cannot clash with bundled imports), made
+  // on its first call: every esbuild chunk gets this banner and Rollup keeps one per chunk it folds in (~60 in what
+  // `notes get` loads), and createRequire at once cost ~6 M instructions of start-up (a Module and its lookup
+  // paths each), for a require that few chunks ever call. esbuild's __require calls it as `require.apply(…)`.
+  banner: { js: "let requireMade; const require = function (id) { return (requireMade ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };" },
   define: { __NOTEVOX_VERSION__: JSON.stringify(version), __NOTEVOX_NODE_ENGINES__: JSON.stringify(engines.node) },
   plugins: [builtinsAsCommonJs],
   metafile: true,
