@@ -134,8 +134,8 @@ const esbuilt = await build({
   minifySyntax: true,
   // A `require` for CommonJS interop inside the ESM chunks (aliased so it cannot clash with bundled imports), made
   // on its first call: every esbuild chunk gets this banner and Rollup keeps one per chunk it folds in (~60 in what
-  // `notes get` loads), and createRequire at once cost ~6 M instructions of start-up (a Module and its lookup
-  // paths each), for a require that few chunks ever call. esbuild's __require calls it as `require.apply(…)`.
+  // `notes get` loads), each a createRequire at load (a Module and its lookup paths) for a require that few chunks
+  // ever call. esbuild's __require calls it as `require.apply(…)`.
   banner: { js: "let requireMade; const require = function (id) { return (requireMade ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };" },
   define: { __NOTEVOX_VERSION__: JSON.stringify(version), __NOTEVOX_NODE_ENGINES__: JSON.stringify(engines.node) },
   plugins: [builtinsAsCommonJs],
