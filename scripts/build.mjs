@@ -12,6 +12,7 @@ import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { rollup } from 'rollup';
+import { acyclicGroups, chunkGroups } from './chunk-groups.mjs';
 import { relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -42,6 +43,21 @@ mkdirSync(at('build'));
  * module at once, it would simply load then.
  */
 const LAZY_BUILTINS = new Set(['node:child_process']);
+/**
+ * The same as an ES module, for an ES import (commander 15 is ES only: `import childProcess from 'node:child_process'`):
+ * its default export is the Proxy, and each function of the module (not a class) a named export that loads it when
+ * called (`import { spawn }`). Through the CommonJS one, esbuild's interop would copy every property at import,
+ * loading the module. Any other named import fails the build ("No matching export"): use the default export.
+ */
+const lazyBuiltinEsm = (id) => {
+  const functions = Object.entries(Object.getOwnPropertyDescriptors(process.getBuiltinModule(id)))
+    .filter(([name, d]) => typeof d.value === 'function' && !/^[A-Z]/.test(name) && /^[A-Za-z_$][\w$]*$/.test(name) && !RESERVED.has(name))
+    .map(([name]) => name);
+  return [
+    lazyBuiltin(id).replace('module.exports =', 'export default'),
+    ...functions.map((name) => `export function ${name}(...args) { return load().${name}(...args); }`),
+  ].join('\n');
+};
 const lazyBuiltin = (id) => `let m;
 const load = () => (m ??= process.getBuiltinModule(${JSON.stringify(id)}));
 module.exports = new Proxy({}, {
@@ -89,13 +105,14 @@ const builtinsAsCommonJs = {
       if (id === 'module') return undefined;
       // A path of its own per module (`node_fs_promises`, not `promises`): esbuild names the module's code after it.
       // An ES import gets an ES module of its own (esmBuiltin), a require() the CommonJS one.
-      const esm = args.kind === 'import-statement' && !LAZY_BUILTINS.has(`node:${id}`);
+      const esm = args.kind === 'import-statement';
       return { path: `node_${id.replace(/\//g, '_')}${esm ? '_esm' : ''}`, namespace: 'node-builtin', pluginData: { id: `node:${id}`, esm } };
     });
     b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
       const { id, esm } = args.pluginData;
+      if (LAZY_BUILTINS.has(id)) return { contents: esm ? lazyBuiltinEsm(id) : lazyBuiltin(id), loader: 'js' };
       if (esm) return { contents: esmBuiltin(id), loader: 'js' };
-      return { contents: LAZY_BUILTINS.has(id) ? lazyBuiltin(id) : `module.exports = process.getBuiltinModule(${JSON.stringify(id)});`, loader: 'js' };
+      return { contents: `module.exports = process.getBuiltinModule(${JSON.stringify(id)});`, loader: 'js' };
     });
   },
 };
@@ -115,8 +132,11 @@ const esbuilt = await build({
   // Less for Node to read and compile at each start; names are kept, so stack traces stay readable.
   minifyWhitespace: true,
   minifySyntax: true,
-  // A `require` for CommonJS interop inside the ESM chunks (aliased so it cannot clash with bundled imports).
-  banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
+  // A `require` for CommonJS interop inside the ESM chunks (aliased so it cannot clash with bundled imports), made
+  // on its first call: every esbuild chunk gets this banner and Rollup keeps one per chunk it folds in (~60 in what
+  // `notes get` loads), each a createRequire at load (a Module and its lookup paths) for a require that few chunks
+  // ever call. esbuild's __require calls it as `require.apply(…)`.
+  banner: { js: "let requireMade; const require = function (id) { return (requireMade ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };" },
   define: { __NOTEVOX_VERSION__: JSON.stringify(version), __NOTEVOX_NODE_ENGINES__: JSON.stringify(engines.node) },
   plugins: [builtinsAsCommonJs],
   metafile: true,
@@ -151,43 +171,16 @@ const API_CORE = [
 ];
 
 async function rechunk(from, to, esbuildMeta) {
-  const sources = (id) => {
-    const o = esbuildMeta.outputs[relative(root, id).split(sep).join('/')];
+  const rel = (id) => relative(root, id).split(sep).join('/');
+  const sources = (out) => {
+    const o = esbuildMeta.outputs[out];
     return o ? [...(o.entryPoint ? [o.entryPoint] : []), ...Object.keys(o.inputs)] : [];
   };
-  const inApiCore = (id) => {
-    const s = sources(id);
+  const isApiCore = (out) => {
+    const s = sources(out);
     return s.length > 0 && s.every((src) => API_CORE.some((re) => re.test(src)));
   };
-  /**
-   * A module imported lazily and also shared (notes/read.ts: by `notes get` and by export, follow, mcp) is, from
-   * esbuild, a facade (an entry with no code of its own) re-exporting a chunk that holds the module: two files to
-   * load where one does. Such a facade and its chunk become one chunk when nothing else comes with them: the chunk
-   * imports only what the entry has already loaded, and no other facade re-exports it.
-   */
-  const atStart = new Set();
-  const visit = (out) => {
-    if (atStart.has(out)) return;
-    atStart.add(out);
-    for (const i of esbuildMeta.outputs[out]?.imports ?? []) if (i.kind === 'import-statement' && !i.external) visit(i.path);
-  };
-  visit(`${relative(root, from).split(sep).join('/')}/cli.js`);
-  const loaded = (path) => atStart.has(path) || inApiCore(`${root}${path}`);
-  const facadeOf = new Map();
-  for (const [out, o] of Object.entries(esbuildMeta.outputs)) {
-    if (!o.entryPoint || Object.keys(o.inputs).length > 0 || atStart.has(out)) continue;
-    const code = o.imports.filter((i) => i.kind === 'import-statement' && !i.external && !loaded(i.path));
-    const chunk = code.length === 1 ? esbuildMeta.outputs[code[0].path] : undefined;
-    if (!chunk || !(o.entryPoint in chunk.inputs) || !Object.keys(chunk.inputs).every((i) => i.startsWith('src/')) || !chunk.imports.every((i) => i.kind !== 'import-statement' || i.external || loaded(i.path))) continue;
-    facadeOf.set(code[0].path, facadeOf.has(code[0].path) ? null : out);
-  }
-  const merged = new Map();
-  for (const [chunk, facade] of facadeOf) {
-    if (!facade) continue;
-    const name = facade.replace(/^.*\/|\.js$/g, '');
-    merged.set(chunk, name);
-    merged.set(facade, name);
-  }
+  const assigned = acyclicGroups(chunkGroups(esbuildMeta, `${rel(from)}/cli.js`, isApiCore));
   const external = (id) => id.startsWith('node:') || builtinModules.includes(id) || Object.keys(dependencies).some((d) => id === d || id.startsWith(`${d}/`));
   const bundle = await rollup({
     input: `${from}/cli.js`,
@@ -204,7 +197,8 @@ async function rechunk(from, to, esbuildMeta) {
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
     minifyInternalExports: true,
-    manualChunks: (id) => (inApiCore(id) ? 'api' : merged.get(relative(root, id).split(sep).join('/'))),
+    // Every member of a group is named (chunkGroups): nothing is pulled into a group behind the build's back.
+    manualChunks: (id) => assigned.get(rel(id)),
   });
   await bundle.close();
   return output.filter((o) => o.type === 'chunk');
