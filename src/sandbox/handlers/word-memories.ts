@@ -117,8 +117,10 @@ function create(ctx: HandlerContext<WmId<'create' | 'createBulk'>>, s: Scope) {
     const r = db.run(anySub ? CREATE_SQL : CREATE_ENTRIES_SQL, [s.type, s.id, now, json]);
     // Every entry made, the last one with id base + n: their ids are base + 1 … base + n in the request's order
     // (increasing, all above base), so the answer is what was sent. Otherwise (entries that existed or repeat)
-    // the new rows are read back.
-    if (r.changes !== n || r.lastInsertRowid !== base + n) return { content: db.all<WordMemoryRow>(MADE_SQL, [base]).map(toJson) };
+    // the new rows are read back, as they are when a text holds a NUL: Node 22's node:sqlite reads a text only up
+    // to its first NUL, so the answer is what a read of the row returns on every Node line (JSON escapes NUL as
+    // \u0000; an escaped backslash before "u0000" only costs the read-back).
+    if (r.changes !== n || r.lastInsertRowid !== base + n || json.includes('\\u0000')) return { content: db.all<WordMemoryRow>(MADE_SQL, [base]).map(toJson) };
     const content = new Array<Shape<'wordMemory'>>(n);
     for (let i = 0; i < n; i++) content[i] = { id: base + 1 + i, entry: texts[i], subEntry: subs[i], createdAt: now };
     return { content };
