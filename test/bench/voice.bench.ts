@@ -2,13 +2,14 @@
 // fresh signed URL of the same sandbox, in alternating pairs (throughput in MB/s; the CLI's is timed from its
 // "Created voice job" line, just before the PUT, to its "Uploaded" line, so that both sides time the transfer
 // alone), the CLI's peak RSS, and the time from upload-complete to the printed transcript beside the sandbox's
-// pace (two stages of --job-seconds).
+// pace (two stages of --job-seconds). Beside the whole-process case, a plain node:http script making the same three
+// calls (fixtures/voice-node.mjs) is timed against curl too: what Node itself costs a client, with no notevox code.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
 import { writeLargeWav } from '../helpers/audio.js';
-import { api, BENCH_ROOT, NotApplicable, runNode, tail, type BenchContext, type Sandbox } from './lib.js';
+import { api, BENCH_ROOT, FIXTURES, NotApplicable, runNode, tail, type BenchContext, type Sandbox } from './lib.js';
 import { series } from './results.js';
 import { alternate, median, pairRatios, repeat } from './stats.js';
 
@@ -128,6 +129,24 @@ export async function run(ctx: BenchContext): Promise<void> {
     const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, async () => mb / (await curlThreeCalls(sb, file)));
     ctx.report('voice.process', { value: median(pairRatios(s.a, s.b)) });
     return { a: series('notevox voice upload --no-wait (process)', 'MB/s', s.a), b: series('curl: create, -T, complete', 'MB/s', s.b) };
+  });
+
+  // What Node itself costs a client, as the node:http one-shot shows for `notes get`: a plain node:http script
+  // making the same three calls (fixtures/voice-node.mjs), as a whole process beside curl's.
+  await ctx.runCase('upload-process-node', `a plain node:http script's three calls for ${mb} MB as a whole process vs curl's (MB/s)`, [], async () => {
+    if (!hasCurl) throw new NotApplicable('curl is not installed (Debian package curl)');
+    if (!existsSync(file)) writeLargeWav(file, bytes - 44);
+    const env = ctx.cliEnv({ NOTEVOX_API_KEY: sb.key(KEY_ID) });
+    const base = sb.baseUrl.replace(/\/+$/, '');
+    const args = [join(FIXTURES, 'voice-node.mjs'), base + buildPath(endpoint('voice.create')), base + endpoint('voice.uploadComplete').path, file];
+    const script = async () => {
+      const r = await runNode(ctx.node, args, { env });
+      if (r.code !== 0) throw new Error(`voice-node.mjs exited with ${r.code}: ${tail(r.stderr)}`);
+      await deleteJob(sb, r.stdout.trim());
+      return mb / (r.ms / 1000);
+    };
+    const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, script, async () => mb / (await curlThreeCalls(sb, file)));
+    return { a: series('node:http script: create, PUT, complete (process)', 'MB/s', s.a), b: series('curl: create, -T, complete', 'MB/s', s.b) };
   });
 
   const sample = join(BENCH_ROOT, 'samples', 'hello.wav');
