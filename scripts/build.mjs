@@ -265,7 +265,7 @@ await build({
   logLevel: 'warning',
 });
 const { helpFiles } = await import(pathToFileURL(`${root}build/help-model.js`).href);
-const { commandIndex, commandTree, exitCodesText } = await import(pathToFileURL(`${root}dist/cli.js`).href);
+const { commandIndex, commandTree, exitCodesText } = await (await import(pathToFileURL(`${root}dist/cli.js`).href)).buildTime();
 // Which registration adds each top-level command: main then registers only the invoked command's group (src/program.ts).
 writeFileSync(at('dist/command-index.json'), JSON.stringify(commandIndex()));
 const { files, problems } = helpFiles(commandTree(), { 'exit-codes': exitCodesText() });
