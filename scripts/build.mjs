@@ -185,6 +185,9 @@ async function rechunk(from, to, esbuildMeta) {
   const bundle = await rollup({
     input: `${from}/cli.js`,
     external,
+    // The entry's chunk may export more than cli.ts does (what the lazy chunks import from it): otherwise Rollup
+    // writes dist/cli.js as a facade re-exporting the `cli` chunk, one more file to resolve and read at every start.
+    preserveEntrySignatures: 'allow-extension',
     // esbuild has already removed what is unused; Rollup only moves modules between chunks.
     treeshake: false,
     onwarn: (w) => {
