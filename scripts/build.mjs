@@ -180,7 +180,8 @@ async function rechunk(from, to, esbuildMeta) {
     const s = sources(out);
     return s.length > 0 && s.every((src) => API_CORE.some((re) => re.test(src)));
   };
-  const assigned = acyclicGroups(chunkGroups(esbuildMeta, `${rel(from)}/cli.js`, isApiCore));
+  // main's commander path (commander, the command tree, every group's registration) in one chunk of its own.
+  const assigned = acyclicGroups(chunkGroups(esbuildMeta, `${rel(from)}/cli.js`, isApiCore, { program: 'src/cli-program.ts' }));
   const external = (id) => id.startsWith('node:') || builtinModules.includes(id) || Object.keys(dependencies).some((d) => id === d || id.startsWith(`${d}/`));
   const bundle = await rollup({
     input: `${from}/cli.js`,

@@ -39,13 +39,16 @@ export interface MainDeps {
   commandIndex?: CommandIndex | null;
 }
 
+/** dist/command-index.json for the module at `moduleUrl` in dist/: dist/cli.js or a chunk in dist/chunks/, wherever the build puts this code. */
+export const commandIndexFile = (moduleUrl: string): URL => new URL(moduleUrl.includes('/chunks/') ? '../command-index.json' : './command-index.json', moduleUrl);
+
 /**
  * The build's command index (scripts/build.mjs writes dist/command-index.json beside the chunks, from commandIndex),
  * so that a command registers only its own group; none in src/ (tests), where every group is registered.
  */
 function builtCommandIndex(): CommandIndex | undefined {
   try {
-    return JSON.parse(readFileSync(new URL('../command-index.json', import.meta.url), 'utf8')) as CommandIndex;
+    return JSON.parse(readFileSync(commandIndexFile(import.meta.url), 'utf8')) as CommandIndex;
   } catch {
     return undefined;
   }

@@ -1,7 +1,9 @@
 import { expectNoSecrets } from '../helpers/expect.js';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandIndexFile } from '../../src/cli.js';
 import { DEMO_KEYS } from '../../src/sandbox/demo-seed.js';
 import { BIN, runCli, spawnCli, tempConfigDir } from '../helpers/cli.js';
 import { runInPty } from '../helpers/pty.js';
@@ -174,6 +176,14 @@ describe('startup', () => {
     } finally {
       dir.cleanup();
     }
+  });
+
+  it('the built CLI finds the command index the build wrote (dist/command-index.json), wherever src/cli.ts was bundled', () => {
+    const meta = JSON.parse(readFileSync(resolve(dirname(BIN), '..', 'build', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+    const out = Object.keys(meta.outputs).find((o) => 'src/cli.ts' in meta.outputs[o].inputs)!;
+    const file = commandIndexFile(pathToFileURL(resolve(dirname(BIN), '..', out)).href);
+    expect(fileURLToPath(file)).toBe(resolve(dirname(BIN), '..', 'dist', 'command-index.json'));
+    expect(existsSync(file)).toBe(true);
   });
 
   it('the built entry loads only Node built-ins up front; commander (for a command line the fast path leaves), undici, zod, tables, spinners and prompts load when used', () => {
