@@ -180,11 +180,15 @@ async function rechunk(from, to, esbuildMeta) {
     const s = sources(out);
     return s.length > 0 && s.every((src) => API_CORE.some((re) => re.test(src)));
   };
-  const assigned = acyclicGroups(chunkGroups(esbuildMeta, `${rel(from)}/cli.js`, isApiCore));
+  // main's commander path (commander, the command tree, every group's registration) in one chunk of its own.
+  const assigned = acyclicGroups(chunkGroups(esbuildMeta, `${rel(from)}/cli.js`, isApiCore, { program: 'src/cli-program.ts' }));
   const external = (id) => id.startsWith('node:') || builtinModules.includes(id) || Object.keys(dependencies).some((d) => id === d || id.startsWith(`${d}/`));
   const bundle = await rollup({
     input: `${from}/cli.js`,
     external,
+    // The entry's chunk may export more than cli.ts does (what the lazy chunks import from it): otherwise Rollup
+    // writes dist/cli.js as a facade re-exporting the `cli` chunk, one more file to resolve and read at every start.
+    preserveEntrySignatures: 'allow-extension',
     // esbuild has already removed what is unused; Rollup only moves modules between chunks.
     treeshake: false,
     onwarn: (w) => {
@@ -265,7 +269,7 @@ await build({
   logLevel: 'warning',
 });
 const { helpFiles } = await import(pathToFileURL(`${root}build/help-model.js`).href);
-const { commandIndex, commandTree, exitCodesText } = await import(pathToFileURL(`${root}dist/cli.js`).href);
+const { commandIndex, commandTree, exitCodesText } = await (await import(pathToFileURL(`${root}dist/cli.js`).href)).buildTime();
 // Which registration adds each top-level command: main then registers only the invoked command's group (src/program.ts).
 writeFileSync(at('dist/command-index.json'), JSON.stringify(commandIndex()));
 const { files, problems } = helpFiles(commandTree(), { 'exit-codes': exitCodesText() });

@@ -14,7 +14,8 @@ export interface Groups {
   closure(starts: Iterable<string>, stop?: (out: string) => boolean): Set<string>;
 }
 
-export function chunkGroups(esbuildMeta: Outputs, entryOut: string, isApiCore: (out: string) => boolean): Groups;
+/** lazyGroups: group name → the source of a lazily imported entry whose static imports it takes (src/cli-program.ts). */
+export function chunkGroups(esbuildMeta: Outputs, entryOut: string, isApiCore: (out: string) => boolean, lazyGroups?: Record<string, string>): Groups;
 /** Module → chunk name; throws when two chunks would import each other. */
 export function acyclicGroups(groups: Groups): Map<string, string>;
 export function findCycle(edges: Map<string, Set<string>>): string[] | undefined;

@@ -12,7 +12,7 @@
  * - each merged facade (see below) with what it imports that neither `api` nor `cli` holds.
  * No two groups import each other (acyclicGroups checks it).
  */
-export function chunkGroups(esbuildMeta, entryOut, isApiCore) {
+export function chunkGroups(esbuildMeta, entryOut, isApiCore, lazyGroups = {}) {
   const outputs = esbuildMeta.outputs;
   const staticImports = (out) => (outputs[out]?.imports ?? []).filter((i) => i.kind === 'import-statement' && !i.external).map((i) => i.path);
   const closure = (starts, stop = () => false) => {
@@ -29,6 +29,16 @@ export function chunkGroups(esbuildMeta, entryOut, isApiCore) {
   for (const out of closure(Object.keys(outputs).filter(isApiCore))) group.set(out, 'api');
   const atStart = closure([entryOut]);
   for (const out of atStart) if (!group.has(out)) group.set(out, 'cli');
+  /**
+   * Each lazy group (lazyGroups: name → the source of a lazily imported entry, e.g. `program` → src/cli-program.ts,
+   * main's commander path) with everything it imports statically that `api` and `cli` do not hold: one file to load
+   * where esbuild wrote a facade and the chunks it shares with other lazy entries. It imports only `api`, `cli` and
+   * itself, so it cannot be part of a cycle.
+   */
+  for (const [name, source] of Object.entries(lazyGroups)) {
+    const starts = Object.keys(outputs).filter((out) => outputs[out].entryPoint === source);
+    for (const out of closure(starts, (o) => group.has(o))) group.set(out, name);
+  }
   /**
    * A module imported lazily and also shared (notes/read.ts: by `notes get` and by export, follow, mcp) is, from
    * esbuild, a facade (an entry with no code of its own) re-exporting a chunk that holds the module: two files to

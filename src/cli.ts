@@ -1,7 +1,5 @@
-import { CommanderError, type Command } from '@commander-js/extra-typings';
 import type { ClientOptions } from './client/client.js';
 import type { ExplainedError } from './client/errors.js';
-import { usageMessage } from './commands/args.js';
 import { openConfig } from './config/store.js';
 import { createContext } from './context.js';
 import { EXIT } from './errors.js';
@@ -10,11 +8,12 @@ import { isJsonFormat } from './io/output.js';
 import type { Prompter } from './io/prompter.js';
 import type { Clock } from './timing.js';
 import { paint } from './io/text.js';
-import { buildProgram, unknownCommandInHelp, type CommandIndex } from './program.js';
+import type { CommandIndex } from './program.js';
+import { parseFast, runFast } from './fast-path.js';
 import { readFileSync } from 'node:fs';
 
-// The build writes the help files from the bundle's own command tree (scripts/build.mjs).
-export { commandIndex, commandTree, exitCodesText } from './program.js';
+/** For the build, which writes the help files and the command index from the bundle's own command tree (scripts/build.mjs). */
+export const buildTime = () => import('./program.js');
 // The launcher's choice for one-shot commands (bin/notevox.js).
 export { preferBaselineWasm } from './wasm-tier.js';
 
@@ -40,13 +39,16 @@ export interface MainDeps {
   commandIndex?: CommandIndex | null;
 }
 
+/** dist/command-index.json for the module at `moduleUrl` in dist/: dist/cli.js or a chunk in dist/chunks/, wherever the build puts this code. */
+export const commandIndexFile = (moduleUrl: string): URL => new URL(moduleUrl.includes('/chunks/') ? '../command-index.json' : './command-index.json', moduleUrl);
+
 /**
  * The build's command index (scripts/build.mjs writes dist/command-index.json beside the chunks, from commandIndex),
  * so that a command registers only its own group; none in src/ (tests), where every group is registered.
  */
 function builtCommandIndex(): CommandIndex | undefined {
   try {
-    return JSON.parse(readFileSync(new URL('../command-index.json', import.meta.url), 'utf8')) as CommandIndex;
+    return JSON.parse(readFileSync(commandIndexFile(import.meta.url), 'utf8')) as CommandIndex;
   } catch {
     return undefined;
   }
@@ -157,34 +159,14 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
       },
     });
 
-  const named = new Set(argv);
-  const index = deps.commandIndex === undefined ? builtCommandIndex() : (deps.commandIndex ?? undefined);
-  const { program, exitCode } = buildProgram({ context, wants: (group) => named.has(group), index, argv });
-  const override = (cmd: Command<any, any, any>) => {
-    cmd.exitOverride();
-    cmd.configureOutput({
-      writeOut: (s) => io.out(s),
-      writeErr: (s) => io.err(s),
-      // Usage errors are printed below, like every other error (and as the JSON object with -o json).
-      outputError: () => undefined,
-    });
-    cmd.commands.forEach(override);
-  };
-  override(program);
-
   try {
-    const unknown = unknownCommandInHelp(program, argv);
-    if (unknown) throw unknown;
-    await program.parseAsync(argv, { from: 'user' });
-    return exitCode();
+    // A plain command line of a data command runs without commander (fast-path.ts); anything else is commander's.
+    const fast = parseFast(argv);
+    if (fast) return await runFast(fast, context);
+    const { runProgram } = await import('./cli-program.js');
+    const index = deps.commandIndex === undefined ? builtCommandIndex() : (deps.commandIndex ?? undefined);
+    return await runProgram(argv, { io, context, named: new Set(argv), index, printError: (e) => printError(io, e, jsonErrors) });
   } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.OK;
-      // A value refused by an argument parser (commands/args.ts) carries its hint on the lines after the first.
-      const { message, hint } = usageMessage(err.message);
-      printError(io, { exitCode: EXIT.USAGE, message, hint: hint ?? 'Run the command with --help for usage.' }, jsonErrors);
-      return EXIT.USAGE;
-    }
     return reportError(io, err, jsonErrors, debug);
   } finally {
     process.off('SIGINT', onSigint);

@@ -46,6 +46,24 @@ describe('chunk groups of the build (scripts/chunk-groups.mjs)', () => {
     expect(Object.fromEntries(acyclicGroups(groups))).toEqual({ 'cli.js': 'cli', 'a.js': 'a', 'a-code.js': 'a', 'b-code.js': 'a', 'b.js': 'b' });
   });
 
+  it('a lazy group takes its entry, its facade\'s chunks and what they import statically that start-up does not hold', () => {
+    const m = meta({
+      'cli.js': { entry: 'src/cli.ts', inputs: ['src/cli.ts'], imports: ['client.js', 'dyn:program.js', 'dyn:mcp.js'] },
+      'client.js': { inputs: ['src/client/client.ts'] },
+      'program.js': { entry: 'src/cli-program.ts', imports: ['program-code.js', 'shared.js'] },
+      'program-code.js': { inputs: ['src/cli-program.ts'], imports: ['shared.js', 'client.js'] },
+      'shared.js': { inputs: ['src/program.ts', 'node_modules/commander/index.js'], imports: ['client.js'] },
+      'mcp.js': { entry: 'src/mcp.ts', inputs: ['src/mcp.ts'], imports: ['shared.js'] },
+    });
+    expect(Object.fromEntries(acyclicGroups(chunkGroups(m, 'cli.js', apiCore(m), { program: 'src/cli-program.ts' })))).toEqual({
+      'client.js': 'api',
+      'cli.js': 'cli',
+      'program.js': 'program',
+      'program-code.js': 'program',
+      'shared.js': 'program',
+    });
+  });
+
   it('a cycle through the groups of start-up fails the build', () => {
     const groups = chunkGroups(graph, 'cli.js', apiCore(graph));
     // as if the API core imported the entry: cli → api → cli
