@@ -1,6 +1,7 @@
 import type { GlobalOptions } from './commands/types.js';
 import type { Context } from './commands/types.js';
 import { LIMITS } from './contract/limits.js';
+import { ROOT_OUTPUT_CHOICES } from './io/formats.js';
 
 /**
  * The fast path of a few data commands (`notes get <guid>`): their command line parsed from the data below, without
@@ -28,7 +29,7 @@ export interface FastOption {
 export const ROOT_OPTIONS: readonly FastOption[] = [
   { long: '--profile', key: 'profile', value: true },
   { long: '--base-url', key: 'baseUrl', value: true },
-  { long: '--output', short: '-o', key: 'output', value: true, choices: ['table', 'json', 'ndjson', 'csv', 'tsv', 'text', 'srt'] },
+  { long: '--output', short: '-o', key: 'output', value: true, choices: ROOT_OUTPUT_CHOICES },
   { long: '--json', key: 'json', value: false },
   { long: '--fields', key: 'fields', value: true },
   { long: '--query', key: 'query', value: true },

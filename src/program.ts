@@ -5,14 +5,13 @@ import { createRegistry, type ContextFactory } from './commands/registry.js';
 import { examples, examplesOf, insteadOfWord } from './commands/shared.js';
 import { EXIT, EXIT_CODE_DOCS, UsageError } from './errors.js';
 import { didYouMean } from './suggest.js';
+import { OUTPUT_FORMATS, ROOT_OUTPUT_CHOICES } from './io/formats.js';
 import { VERSION } from './version.js';
 
 /**
  * The command tree, built in one place for main (cli.ts), the completion scripts and the docs. Registration only:
  * no command's work is imported here.
  */
-
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 
 /** The root command with the options every command accepts (their types are the context's GlobalOptions). */
 export const root = () =>
@@ -21,7 +20,7 @@ export const root = () =>
     .version(`notevox ${VERSION}`, '-V, --version', 'print the version')
     .addOption(new Option('--profile <name>', 'use this stored profile (env NOTEVOX_PROFILE)'))
     .addOption(new Option('--base-url <url>', 'API base URL (env NOTEVOX_BASE_URL)'))
-    .addOption(new Option('-o, --output <format>', 'output format (voice upload, wait and transcript also take text and srt)').choices([...OUTPUT_FORMATS, 'text', 'srt']))
+    .addOption(new Option('-o, --output <format>', 'output format (voice upload, wait and transcript also take text and srt)').choices(ROOT_OUTPUT_CHOICES))
     .option('--json', 'same as -o json')
     .option('--fields <list>', 'comma-separated fields (dotted paths) to show')
     .option('--query <jmespath>', 'filter the JSON output with a JMESPath expression')
