@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { StateCache } from './state-cache.js';
 import type { Principal } from './types.js';
 
 /** Who may see and change what (service-interface.md: sharing table, key types, note read scope of system keys). */
@@ -113,31 +114,18 @@ const VISIBLE_NOTE_SQL = new Map<VisibilityText, string>(
   [USER_RULES, WORKSPACE_RULES, LEGACY_WORKSPACE_RULES, ORGANIZATION_RULES].map((r) => [r, `SELECT ${NOTE_COLUMNS} FROM notes n WHERE n.guid = $guid AND ${r.note}`]),
 );
 
-/**
- * visibleNote's answers while the state stays the same (Db.dataVersion), by the rules' inputs and the guid: a note
- * read again and again (GET of one note, its sub-resources) is one query per change of the state, not per request.
- * Rows are shared: nothing may change a row it was given. Bounded; cleared when full or when the state changes.
- */
-const visibleNotes = new WeakMap<Db, { version: number; rows: Map<string, NoteRead | null> }>();
-const VISIBLE_NOTES_MAX = 4096;
+/** visibleNote's answers while the state stays the same, by the rules' inputs and the guid (GET of one note, its sub-resources). */
+const visibleNotes = new StateCache<string, NoteRead | undefined>(4096);
 
 /** The note, if it exists, is not deleted and the caller may read it: one query. */
 export function visibleNote(db: Db, p: Principal, guid: string): NoteRead | undefined {
-  const rules = rulesOf(p);
-  const sql = VISIBLE_NOTE_SQL.get(rules)!;
-  let cache = visibleNotes.get(db);
-  if (!cache || cache.version !== db.dataVersion || cache.rows.size >= VISIBLE_NOTES_MAX) visibleNotes.set(db, (cache = { version: db.dataVersion, rows: new Map() }));
   // Everything the statement reads of the caller: its text (the kind of key) and the parameters.
   const key = `${p.keyType}\0${p.legacyScope}\0${p.userId}\0${p.workspaceGuid}\0${p.organizationId}\0${guid}`;
-  const hit = cache.rows.get(key);
-  if (hit !== undefined) return hit ?? undefined;
-  const params = paramsOf(p) as Visibility['params'] & { $guid?: string };
-  params.$guid = guid;
-  const row = db.get<NoteRead>(sql, params);
-  // A read of the image may have switched the store to its writable copy (nothing of the state changed): keep the
-  // answer only if the state is still the one it was read from.
-  if (cache.version === db.dataVersion) cache.rows.set(key, row ?? null);
-  return row;
+  return visibleNotes.get(db, key, () => {
+    const params = paramsOf(p) as Visibility['params'] & { $guid?: string };
+    params.$guid = guid;
+    return db.get<NoteRead>(VISIBLE_NOTE_SQL.get(rulesOf(p))!, params);
+  });
 }
 
 // ---------------------------------------------------------------- single checks

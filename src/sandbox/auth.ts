@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { ERROR_CODES } from '../contract/errors.js';
 import { LIMITS } from '../contract/limits.js';
 import type { KeyType } from '../contract/types.js';
+import { StateCache } from './state-cache.js';
 import type { Db } from './db.js';
 import { hashSecret } from './ids.js';
 import { ApiFailure } from './http.js';
@@ -61,19 +62,10 @@ const verified = new Map<string, string>();
 const VERIFIED_MAX = 1024;
 
 
-/** Keys read by KEY_SQL, by rowid, while the state stays the same (Db.dataVersion): auth reads its key once, not per request. */
-const keyRows = new WeakMap<Db, { version: number; rows: Map<number, KeyRow> }>();
+/** Keys read by KEY_SQL, by rowid, while the state stays the same: auth reads its key once, not per request. */
+const keyRows = new StateCache<number, KeyRow | undefined>();
 
-function keyRow(db: Db, rowid: number): KeyRow | undefined {
-  let cache = keyRows.get(db);
-  if (!cache || cache.version !== db.dataVersion) keyRows.set(db, (cache = { version: db.dataVersion, rows: new Map() }));
-  let row = cache.rows.get(rowid);
-  if (!row) {
-    row = db.get<KeyRow>(KEY_SQL, [rowid]);
-    if (row) cache.rows.set(rowid, row);
-  }
-  return row;
-}
+const keyRow = (db: Db, rowid: number): KeyRow | undefined => keyRows.get(db, rowid, () => db.get<KeyRow>(KEY_SQL, [rowid]));
 
 /** Split a bearer value into id and secret, or say why it is malformed. */
 export function splitKey(value: string): { id: string; secret: string } | { error: string } {
@@ -86,23 +78,16 @@ export function splitKey(value: string): { id: string; secret: string } | { erro
 }
 
 /**
- * Authorization headers that verified, with their key, while the state stays the same (Db.dataVersion): a client
- * sending the same key again skips the lookup and the HMAC. Only a match is kept (a wrong secret always costs the
- * whole check, as above); the checks that depend on the time (status, expiry, legacy cut-off) run on every request.
- * Bounded; cleared when full or when the state changes.
+ * Authorization headers that verified, with their key, while the state stays the same: a client sending the same key
+ * again skips the lookup and the HMAC. Only a match is kept (a wrong secret throws, and always costs the whole check);
+ * the checks that depend on the time (status, expiry, legacy cut-off) run on every request.
  */
-const headerKeys = new WeakMap<Db, { version: number; rows: Map<string, KeyRow> }>();
-const HEADER_KEYS_MAX = 1024;
+const headerKeys = new StateCache<string, KeyRow>(1024);
 
 /** Authenticate an Authorization header: every 401 case of the spec, in order (decisions.md §1.3). */
 export function authenticate(db: Db, header: string | undefined, now: Date): Principal {
   if (!header) throw unauthorized(ERROR_CODES.AUTH_MISSING, 'missing Authorization header', 'send Authorization: Bearer {id}.{secret}');
-  let cache = headerKeys.get(db);
-  if (!cache || cache.version !== db.dataVersion || cache.rows.size >= HEADER_KEYS_MAX) headerKeys.set(db, (cache = { version: db.dataVersion, rows: new Map() }));
-  const known = cache.rows.get(header);
-  const row = known ?? verifiedKey(db, header);
-  if (!known && cache.version === db.dataVersion) cache.rows.set(header, row);
-  return principalOf(row, now);
+  return principalOf(headerKeys.get(db, header, () => verifiedKey(db, header)), now);
 }
 
 /** The key of a bearer value whose secret verifies, or the 401 that says why not. */
