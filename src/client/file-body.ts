@@ -1,9 +1,9 @@
 /**
- * A file as the body of an upload, read in 64 KiB chunks. It is a Readable, and as such every chunk is a fresh
+ * A file as the body of an upload, read in 256 KiB chunks. It is a Readable, and as such every chunk is a fresh
  * buffer (a consumer may hold on to it); the node:http transport instead takes chunks with `takeChunk()` and says
- * with `chunkTaken()` when the socket has handed one to the kernel, so that the same eight buffers serve the whole
- * file. Fresh memory for every chunk cost more than the copying itself: 400 MB of new pages (page faults, zeroing)
- * and the garbage collector's work for them tripled the CPU time of an upload.
+ * with `chunkTaken()` when the socket has handed one to the kernel, so that one buffer serves the whole file.
+ * Fresh memory for every chunk cost more than the copying itself: 400 MB of new pages (page faults, zeroing) and
+ * the garbage collector's work for them tripled the CPU time of an upload.
  *
  * The reads are synchronous, on the thread that then writes the chunk to the socket, as curl reads its file: a read
  * on libuv's thread pool left the chunk in another core's cache, and its copy into the socket cost half as much
@@ -11,14 +11,16 @@
  * 0.13-0.24 s). A read of a regular file blocks for as long as the disk takes, as curl's does; the command has
  * nothing else to do meanwhile.
  *
- * The chunk size is the receiver's matter as much as ours. node:http corks the socket for the chunks written in
- * one tick, so a refill of every buffer goes out as one writev: with four 256 KiB chunks, 1 MiB at a time, which
- * the receiving end (the sandbox, on the same machine) took in at a higher cost per byte than curl's 64 KiB
- * sends. Once the sandbox stopped spending a third of its CPU on garbage collection, that was the gap: a 400 MB
- * upload ran at 0.74-0.76x the throughput of `curl -T` with 256 KiB chunks and 0.86-0.91x with 64 KiB ones
- * (alternating pairs, 16-24 each), and the sandbox's CPU for it fell from ~0.49 s to ~0.38 s, for ~0.06 s more
- * of our own (four times the chunks through the stream machinery). Larger chunks were also found to cost us more
- * CPU once they no longer stay in a core's L2 cache between the read and the write (512 KiB: +0.1 s).
+ * One chunk at a time, as curl sends its file: the next is read once the socket has taken the last. What the
+ * sender queues ahead is the receiver's matter as much as ours. node:http corks the socket for the chunks written
+ * in one tick, so with several buffers every refill went out as one writev (512 KiB with eight of 64 KiB), and the
+ * receiving end (the sandbox, on the same machine) then read bytes queued a while ago rather than ones just sent,
+ * at a higher cost per byte: ~0.52 s of the sandbox's CPU for a 400 MB upload against ~0.39 s for curl's 64 KiB
+ * sends. With one buffer it is curl's ~0.39 s. The chunk is 256 KiB: a quarter of the calls (and of the JS per
+ * call) of 64 KiB chunks, still in a core's L2 cache between the read and the write; 512 KiB cost more again.
+ * Measured on this 2-core machine with the sandbox and the clients at real-time priority (the other work kept
+ * out), 12 alternating rounds, the transfer against `curl -T`: 64 KiB x 8 buffers 0.71x, 256 KiB x 2 0.76x,
+ * 64 KiB x 1 0.90x, 128 KiB x 1 0.92x, 256 KiB x 1 0.94x, 512 KiB x 1 0.81x.
  *
  * Progress counts bytes as the consumer takes them: for the Readable, when it asks for the next chunk; for
  * `takeChunk()`, in `chunkTaken()`. A file that ends before `size` bytes were read is a usage error naming it.
@@ -28,9 +30,9 @@ import { close, openSync, readSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { CliError, EXIT } from '../errors.js';
 
-export const UPLOAD_CHUNK = 64 * 1024;
-/** Enough to keep the socket fed while the chunks written before are with the kernel (512 KiB in all). */
-export const UPLOAD_BUFFERS = 8;
+export const UPLOAD_CHUNK = 256 * 1024;
+/** One chunk in flight: the next is read when the socket has taken it (see above). */
+export const UPLOAD_BUFFERS = 1;
 
 export interface FileBodyHooks {
   /** Bytes taken so far (the whole count, not the increment). */
@@ -127,7 +129,7 @@ export class FileBody extends Readable {
   chunkTaken(chunk: Buffer): void {
     this.#count(chunk.length);
     if (this.#closed) return;
-    this.#free.push(Buffer.from(chunk.buffer, chunk.byteOffset, this.#chunkBytes));
+    this.#free.push(chunk.length === this.#chunkBytes ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, this.#chunkBytes));
     const wake = this.#whenFree;
     this.#whenFree = undefined;
     wake?.();

@@ -39,9 +39,9 @@ const closed = (cause?: Error) => Object.assign(new Error('the connection closed
 
 /**
  * A file body chunk by chunk, each buffer back to the body once the socket has taken it (the write's callback);
- * no copy on our side and no fresh memory per chunk. No wait for 'drain': chunks are queued while the ones before
- * go out, so that the socket never waits for us, and the body's few buffers bound what is queued (when all are out,
- * the next chunk is read once the socket gives one back). A failure (the file shrank) goes to `fail`.
+ * no copy on our side and no fresh memory per chunk. No wait for 'drain': the body's buffers bound what is queued
+ * (one, as curl sends: the next chunk is read once the socket has taken the last; file-body.ts says why). A failure
+ * (the file shrank) goes to `fail`.
  */
 function writeChunks(req: ClientRequest, body: FileBody, gaveUp: () => boolean, fail: (err: unknown) => void): void {
   const pump = () => {
