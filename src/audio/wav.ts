@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 /**
@@ -30,36 +30,51 @@ export async function readWavLayout(path: string): Promise<WavLayout | null> {
   const fh = await open(path, 'r');
   try {
     const { size } = await fh.stat();
-    const head = Buffer.alloc(12);
-    if ((await fh.read(head, 0, 12, 0)).bytesRead < 12) return null;
-    if (head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') return null;
-    let pos = 12;
-    let fmt: Omit<WavLayout, 'dataOffset' | 'dataBytes'> | null = null;
-    const chunk = Buffer.alloc(8);
-    for (let i = 0; i < MAX_CHUNKS && pos + 8 <= size; i++) {
-      await fh.read(chunk, 0, 8, pos);
-      const id = chunk.toString('latin1', 0, 4);
-      const len = chunk.readUInt32LE(4);
-      const body = pos + 8;
-      if (id === 'fmt ') {
-        const f = Buffer.alloc(Math.min(len, 40));
-        if ((await fh.read(f, 0, f.length, body)).bytesRead < 16) return null;
-        let formatTag = f.readUInt16LE(0);
-        if (formatTag === EXTENSIBLE && f.length >= 26) formatTag = f.readUInt16LE(24);
-        fmt = { formatTag, channels: f.readUInt16LE(2), sampleRate: f.readUInt32LE(4), blockAlign: f.readUInt16LE(12), bitsPerSample: f.readUInt16LE(14) };
-      } else if (id === 'data') {
-        if (!fmt || !decodable(fmt)) return null;
-        // Streaming writers leave the size at 0 or 0xFFFFFFFF: trust the file's length instead.
-        const present = size - body;
-        const dataBytes = len === 0 || len > present ? present : len;
-        return { ...fmt, dataOffset: body, dataBytes: dataBytes - (dataBytes % fmt.blockAlign) };
-      }
-      pos = body + len + (len % 2);
-    }
-    return null;
+    return await wavLayoutOf(size, async (buf, position) => (await fh.read(buf, 0, buf.length, position)).bytesRead);
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * readWavLayout of a file already open as `fd` (`size` bytes), read synchronously: the CLI's preflight, where each
+ * read on libuv's pool cost a round trip to a worker thread before the job could be created.
+ */
+export function readWavLayoutFd(fd: number, size: number): Promise<WavLayout | null> {
+  return wavLayoutOf(size, (buf, position) => readSync(fd, buf, 0, buf.length, position));
+}
+
+/** Reads `buf.length` bytes at `position` (fewer at the end of the file); resolves with how many it read. */
+type ReadAt = (buf: Buffer, position: number) => number | Promise<number>;
+
+async function wavLayoutOf(size: number, read: ReadAt): Promise<WavLayout | null> {
+  const head = Buffer.alloc(12);
+  if ((await read(head, 0)) < 12) return null;
+  if (head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') return null;
+  let pos = 12;
+  let fmt: Omit<WavLayout, 'dataOffset' | 'dataBytes'> | null = null;
+  const chunk = Buffer.alloc(8);
+  for (let i = 0; i < MAX_CHUNKS && pos + 8 <= size; i++) {
+    await read(chunk, pos);
+    const id = chunk.toString('latin1', 0, 4);
+    const len = chunk.readUInt32LE(4);
+    const body = pos + 8;
+    if (id === 'fmt ') {
+      const f = Buffer.alloc(Math.min(len, 40));
+      if ((await read(f, body)) < 16) return null;
+      let formatTag = f.readUInt16LE(0);
+      if (formatTag === EXTENSIBLE && f.length >= 26) formatTag = f.readUInt16LE(24);
+      fmt = { formatTag, channels: f.readUInt16LE(2), sampleRate: f.readUInt32LE(4), blockAlign: f.readUInt16LE(12), bitsPerSample: f.readUInt16LE(14) };
+    } else if (id === 'data') {
+      if (!fmt || !decodable(fmt)) return null;
+      // Streaming writers leave the size at 0 or 0xFFFFFFFF: trust the file's length instead.
+      const present = size - body;
+      const dataBytes = len === 0 || len > present ? present : len;
+      return { ...fmt, dataOffset: body, dataBytes: dataBytes - (dataBytes % fmt.blockAlign) };
+    }
+    pos = body + len + (len % 2);
+  }
+  return null;
 }
 
 function decodable(f: Omit<WavLayout, 'dataOffset' | 'dataBytes'>): boolean {
