@@ -5,6 +5,7 @@
  * requests in flight at once.
  */
 
+import { statSync } from 'node:fs';
 import { isLoopbackHost } from '../config/baseurl.js';
 import { sleep as pause } from '../timing.js';
 import { API_PREFIX, type PageSpec } from '../contract/limits.js';
@@ -520,10 +521,14 @@ export function createClient(opts: ClientOptions): ApiClient {
 
   async function upload(url: string, o: UploadOptions): Promise<{ status: number }> {
     const target = new URL(url);
-    const { stat } = await import('node:fs/promises'); // here, not at the top: most commands upload nothing
-    const st = await stat(o.file).catch((err: NodeJS.ErrnoException) => {
+    // Synchronous, as the file is then read (file-body.ts): no round trip to libuv's pool before the first byte.
+    let st;
+    try {
+      st = statSync(o.file);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
       throw new UsageError(`cannot read ${o.file}: ${err.code ?? err.message}`);
-    });
+    }
     if (!st.isFile()) throw new UsageError(`${o.file} is not a file`);
     if (st.size !== o.size) throw new UsageError(`${o.file} is ${st.size} bytes, not the ${o.size} announced`);
     const body = (progress: BodyProgress) =>
