@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,8 @@ async function scan(content: string | Buffer, opts: CsvOptions = {}) {
   const spoolDir = mkdtempSync(join(dir, 'spool-'));
   const spooled = await checkCsv(file, opts, () => {}, spoolDir);
   expect(spooled.spool).toBeDefined();
+  // The check's fast lane (rows read as bytes) counts, rejects and spools as csv-parse alone does.
+  expect(await checkedBoth(file, opts)).toBe(true);
   const fromSpool: Array<[string, string | null]> = [];
   for await (const items of validRows(file, opts, spooled)) for (const r of items) fromSpool.push([r.entry, r.subEntry]);
   expect(fromSpool).toEqual(rows.map(([, e, s]) => [e, s]));
@@ -41,6 +43,23 @@ async function scan(content: string | Buffer, opts: CsvOptions = {}) {
     expect(bodies.flatMap((b) => (JSON.parse(b.body!) as { entries: unknown[] }).entries)).toEqual(items);
   }
   return { file, check, rejects, rows };
+}
+
+/**
+ * checkCsv with its fast lanes and with csv-parse alone: the same result (counts, duplicates, hash), the same
+ * rejects (line, reason, fields) in the same order, and the same spooled bytes.
+ */
+async function checkedBoth(file: string, opts: CsvOptions): Promise<boolean> {
+  const run = async (fastLane: boolean) => {
+    const rejects: CsvItem[] = [];
+    const spoolDir = mkdtempSync(join(dir, 'spool-'));
+    const check = await checkCsv(file, { ...opts, fastLane }, (r) => rejects.push(r), spoolDir);
+    const spool = check.spool ? readFileSync(check.spool, 'utf8') : undefined;
+    return { check: { ...check, spool: undefined, duplicateHashes: [...check.duplicateHashes].sort() }, rejects, spool };
+  };
+  const fast = await run(true);
+  expect(fast).toEqual(await run(false));
+  return true;
 }
 
 /** Every row scanCsv reads, rejects included. */
@@ -291,7 +310,7 @@ describe('wm CSV reading', () => {
       t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
-    const pieces = ['a', 'Term', 'é', '€', '𝄞', ',', ',', '\n', '\n', '\r\n', '\r', '"', '""', '"q,"', ' ', '\t', '\u0000', 'entry', 'subEntry', '-', 'x'.repeat(70)];
+    const pieces = ['a', 'Term', 'é', '€', '𝄞', ',', ',', '\n', '\n', '\r\n', '\r', '"', '""', '"q,"', ' ', '\t', '\u0000', 'entry', 'subEntry', '-', 'x'.repeat(70), '\\', 'y'.repeat(30), ';'];
     const bad = [Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc3])];
     for (let f = 0; f < 60; f++) {
       const target = f % 10 === 9 ? 150_000 : 1 + Math.floor(random() * 400);
@@ -314,6 +333,7 @@ describe('wm CSV reading', () => {
       writeFileSync(file, Buffer.concat(parts));
       for (const opts of [{}, { columns: 'entry,-,subEntry' }] as ScanOptions[]) {
         expect(await scanned(file, opts), `${file} ${JSON.stringify(opts)}`).toEqual(await scanned(file, { ...opts, fastLane: false }));
+        expect(await checkedBoth(file, opts)).toBe(true);
       }
     }
   });
