@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, scanCsv, validRows, type BodyBatch, type CsvItem, type CsvOptions, type ScanOptions } from '../../src/commands/wm/csv.js';
+import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, repeated, scanCsv, validRows, type BodyBatch, type CsvItem, type CsvOptions, type ScanOptions } from '../../src/commands/wm/csv.js';
 import { UsageError } from '../../src/errors.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { textProblem } from '../../src/commands/wm/rules.js';
@@ -336,6 +336,26 @@ describe('wm CSV reading', () => {
         expect(await checkedBoth(file, opts)).toBe(true);
       }
     }
+  });
+
+  it('finds the repeated hashes as a plain sort does, in buckets small and large', () => {
+    const naive = (hashes: Float64Array) => {
+      const s = Float64Array.from(hashes).sort();
+      const out = new Set<number>();
+      for (let i = 1; i < s.length; i++) if (s[i] === s[i - 1]) out.add(s[i]);
+      return out;
+    };
+    const terms = Array.from({ length: 50_000 }, (_, i) => `t${i % 45_000}-${(i * 7919) % 1000}`);
+    const cases = [
+      new Float64Array(0),
+      Float64Array.of(entryHash('a')),
+      Float64Array.from(terms, entryHash),
+      // one bucket holding many: hashes that differ only in their low bits, some repeated, in any order
+      Float64Array.from({ length: 500 }, (_, i) => 2 ** 51 + ((i * 37) % 200)),
+      Float64Array.of(0, 2 ** 52 - 1, 0, 2 ** 52 - 1, 2 ** 36, 2 ** 36 - 1, 2 ** 36),
+    ];
+    for (const hashes of cases) expect([...repeated(Float64Array.from(hashes))].sort()).toEqual([...naive(hashes)].sort());
+    expect(repeated(Float64Array.from(terms, entryHash)).size).toBeGreaterThan(0);
   });
 
   it('tells plain ASCII texts at the length limits and every ASCII character as the full rules do', () => {
