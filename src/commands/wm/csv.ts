@@ -399,10 +399,17 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
    */
   const fastRecords = (buf: Buffer, end: number) => {
     for (let from = 0; from < end && !fatal; ) {
+      ++fastLines;
+      if (onAscii && layout && !skipHeader && !firstRow) {
+        const next = asciiRow(buf, from, end, layout, onAscii);
+        if (next >= 0) {
+          from = next;
+          continue;
+        }
+      }
       const eolAt = buf.indexOf(eol, from);
       const to = eol === 10 && eolAt > from && buf[eolAt - 1] === 13 ? eolAt - 1 : eolAt;
-      ++fastLines;
-      if (!(onAscii && layout && !skipHeader && !firstRow && asciiRow(buf, from, to, layout, onAscii))) record(buf.toString('utf8', from, to).split(delimiter), fastLines);
+      record(buf.toString('utf8', from, to).split(delimiter), fastLines);
       from = eolAt + 1;
     }
   };
@@ -416,23 +423,31 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
   const { min: minText, max: maxText } = LIMITS.wordMemoryText;
 
   /**
-   * A line of the fast lane read without making a string: when each of its fields is printable ASCII without quote
-   * or backslash (the JSON of such a text is the text in quotes), in the layout's number of fields, with an entry
-   * and subEntry the rules accept and an entry not among the duplicate candidates, the row is valid as `classify`
-   * would find it: it goes to `onAsciiRow` as byte ranges and true is returned. Anything else returns false before any
-   * side effect, and the line takes the string path.
+   * The line at `from` (it ends before `end`) read without making a string: when each of its fields is printable
+   * ASCII without quote or backslash (the JSON of such a text is the text in quotes), in the layout's number of
+   * fields, with an entry and subEntry the rules accept and an entry not among the duplicate candidates, the row is
+   * valid as `classify` would find it: it goes to `onAsciiRow` as byte ranges, and the offset after its line end is
+   * returned. Anything else returns -1 before any side effect, and the line takes the string path.
    */
-  const asciiRow = (buf: Buffer, from: number, to: number, l: Layout, take: NonNullable<ScanOptions['onAsciiRow']>): boolean => {
+  const asciiRow = (buf: Buffer, from: number, end: number, l: Layout, take: NonNullable<ScanOptions['onAsciiRow']>): number => {
     let field = 0;
     let start = from;
     let es = -1;
     let ee = -1;
     let ss = 0;
     let se = 0;
-    for (let i = from; i < to; i++) {
-      const k = byteKind[buf[i]];
+    let i = from;
+    let next = -1;
+    for (; i < end; i++) {
+      const c = buf[i];
+      const k = byteKind[c];
       if (k === 1) continue;
-      if (k === 0) return false;
+      if (k === 0) {
+        // The line end (a CR before the LF belongs to it), or a byte the string path must judge.
+        if (c === eol) next = i + 1;
+        else if (c === 13 && eol === 10 && buf[i + 1] === 10) next = i + 2;
+        else return -1;
+      }
       if (field === l.entry) {
         es = start;
         ee = i;
@@ -442,23 +457,17 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
       }
       field++;
       start = i + 1;
+      if (next >= 0) break;
     }
-    if (field === l.entry) {
-      es = start;
-      ee = to;
-    } else if (field === l.subEntry) {
-      ss = start;
-      se = to;
-    }
-    field++;
-    if (field !== (l.width ?? (field <= 2 ? field : 2))) return false;
-    if (es < 0 || ee - es < minText || ee - es > maxText || se - ss > maxText) return false;
+    if (next < 0) return -1;
+    if (field !== (l.width ?? (field <= 2 ? field : 2))) return -1;
+    if (es < 0 || ee - es < minText || ee - es > maxText || se - ss > maxText) return -1;
     const h = entryHashOf(buf, es, ee);
     // A duplicate candidate is compared exactly on the string path (which then reports the hash itself).
-    if (opts.duplicateHashes?.has(h)) return false;
+    if (opts.duplicateHashes?.has(h)) return -1;
     opts.onEntryHash?.(h);
     take(buf, es, ee, ss, se);
-    return true;
+    return next;
   };
 
   /** A chunk to csv-parse (undefined: the end of the file); its records and errors are handled when this resolves. */
