@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, scanCsv, validRows, type BodyBatch, type CsvItem, type CsvOptions, type ScanOptions } from '../../src/commands/wm/csv.js';
+import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, repeated, scanCsv, validRows, type BodyBatch, type CsvItem, type CsvOptions, type ScanOptions } from '../../src/commands/wm/csv.js';
 import { UsageError } from '../../src/errors.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { textProblem } from '../../src/commands/wm/rules.js';
@@ -28,6 +28,8 @@ async function scan(content: string | Buffer, opts: CsvOptions = {}) {
   const spoolDir = mkdtempSync(join(dir, 'spool-'));
   const spooled = await checkCsv(file, opts, () => {}, spoolDir);
   expect(spooled.spool).toBeDefined();
+  // The check's fast lane (rows read as bytes) counts, rejects and spools as csv-parse alone does.
+  expect(await checkedBoth(file, opts)).toBe(true);
   const fromSpool: Array<[string, string | null]> = [];
   for await (const items of validRows(file, opts, spooled)) for (const r of items) fromSpool.push([r.entry, r.subEntry]);
   expect(fromSpool).toEqual(rows.map(([, e, s]) => [e, s]));
@@ -41,6 +43,23 @@ async function scan(content: string | Buffer, opts: CsvOptions = {}) {
     expect(bodies.flatMap((b) => (JSON.parse(b.body!) as { entries: unknown[] }).entries)).toEqual(items);
   }
   return { file, check, rejects, rows };
+}
+
+/**
+ * checkCsv with its fast lanes and with csv-parse alone: the same result (counts, duplicates, hash), the same
+ * rejects (line, reason, fields) in the same order, and the same spooled bytes.
+ */
+async function checkedBoth(file: string, opts: CsvOptions): Promise<boolean> {
+  const run = async (fastLane: boolean) => {
+    const rejects: CsvItem[] = [];
+    const spoolDir = mkdtempSync(join(dir, 'spool-'));
+    const check = await checkCsv(file, { ...opts, fastLane }, (r) => rejects.push(r), spoolDir);
+    const spool = check.spool ? readFileSync(check.spool, 'utf8') : undefined;
+    return { check: { ...check, spool: undefined, duplicateHashes: [...check.duplicateHashes].sort() }, rejects, spool };
+  };
+  const fast = await run(true);
+  expect(fast).toEqual(await run(false));
+  return true;
 }
 
 /** Every row scanCsv reads, rejects included. */
@@ -291,7 +310,7 @@ describe('wm CSV reading', () => {
       t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
-    const pieces = ['a', 'Term', 'é', '€', '𝄞', ',', ',', '\n', '\n', '\r\n', '\r', '"', '""', '"q,"', ' ', '\t', '\u0000', 'entry', 'subEntry', '-', 'x'.repeat(70)];
+    const pieces = ['a', 'Term', 'é', '€', '𝄞', ',', ',', '\n', '\n', '\r\n', '\r', '"', '""', '"q,"', ' ', '\t', '\u0000', 'entry', 'subEntry', '-', 'x'.repeat(70), '\\', 'y'.repeat(30), ';'];
     const bad = [Buffer.from([0xff]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc3])];
     for (let f = 0; f < 60; f++) {
       const target = f % 10 === 9 ? 150_000 : 1 + Math.floor(random() * 400);
@@ -314,8 +333,29 @@ describe('wm CSV reading', () => {
       writeFileSync(file, Buffer.concat(parts));
       for (const opts of [{}, { columns: 'entry,-,subEntry' }] as ScanOptions[]) {
         expect(await scanned(file, opts), `${file} ${JSON.stringify(opts)}`).toEqual(await scanned(file, { ...opts, fastLane: false }));
+        expect(await checkedBoth(file, opts)).toBe(true);
       }
     }
+  });
+
+  it('finds the repeated hashes as a plain sort does, in buckets small and large', () => {
+    const naive = (hashes: Float64Array) => {
+      const s = Float64Array.from(hashes).sort();
+      const out = new Set<number>();
+      for (let i = 1; i < s.length; i++) if (s[i] === s[i - 1]) out.add(s[i]);
+      return out;
+    };
+    const terms = Array.from({ length: 50_000 }, (_, i) => `t${i % 45_000}-${(i * 7919) % 1000}`);
+    const cases = [
+      new Float64Array(0),
+      Float64Array.of(entryHash('a')),
+      Float64Array.from(terms, entryHash),
+      // one bucket holding many: hashes that differ only in their low bits, some repeated, in any order
+      Float64Array.from({ length: 500 }, (_, i) => 2 ** 51 + ((i * 37) % 200)),
+      Float64Array.of(0, 2 ** 52 - 1, 0, 2 ** 52 - 1, 2 ** 36, 2 ** 36 - 1, 2 ** 36),
+    ];
+    for (const hashes of cases) expect([...repeated(Float64Array.from(hashes))].sort()).toEqual([...naive(hashes)].sort());
+    expect(repeated(Float64Array.from(terms, entryHash)).size).toBeGreaterThan(0);
   });
 
   it('tells plain ASCII texts at the length limits and every ASCII character as the full rules do', () => {

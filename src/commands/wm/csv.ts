@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, openSync, rmSync, writeSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { parse } from 'csv-parse';
 import { UsageError } from '../../errors.js';
+import { LIMITS } from '../../contract/limits.js';
 import { textProblem } from './rules.js';
 
 /**
@@ -89,11 +90,13 @@ const FATAL_CSV_ERRORS = new Set(['CSV_QUOTE_NOT_CLOSED', 'CSV_INVALID_CLOSING_Q
 /** Thrown from csv-parse's on_skip to stop it at once (a record over the limit would otherwise keep growing). */
 const STOP = new Error('stop');
 const RECORD_SIZE_HINT = `A record is a line, or several lines inside quotes: a quote that never closes makes the rest of the file one record. Records are limited to ${MAX_RECORD_BYTES / 1024 / 1024} MiB; check the quoting, or remove the long columns.`;
+/** 1048576 → "1,048,576" (as toLocaleString('en-US') writes it, without loading the ICU data, about 8 MB of memory). */
+const groupDigits = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 const CSV_ERROR_WORDS: Record<string, string> = {
   INVALID_OPENING_QUOTE: 'a quote inside an unquoted field',
   CSV_INVALID_CLOSING_QUOTE: 'text after a closing quote',
   CSV_QUOTE_NOT_CLOSED: 'a quoted field is never closed',
-  CSV_MAX_RECORD_SIZE: `a record longer than ${MAX_RECORD_BYTES.toLocaleString('en-US')} bytes starts here`,
+  CSV_MAX_RECORD_SIZE: `a record longer than ${groupDigits(MAX_RECORD_BYTES)} bytes starts here`,
 };
 
 /** The byte that ends a line: LF (also in CRLF files), or CR in files that use CR alone (classic Mac OS). */
@@ -200,6 +203,19 @@ export function entryHash(s: string): number {
   return (a >>> 0) * 0x100000 + (b >>> 12);
 }
 
+/** entryHash of the ASCII text in `buf[from, to)` (its bytes are its characters), without making the string. */
+function entryHashOf(buf: Buffer, from: number, to: number): number {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = from; i < to; i++) {
+    const c = buf[i];
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (a >>> 0) * 0x100000 + (b >>> 12);
+}
+
 export interface ScanOptions extends CsvOptions {
   /** Hashes of entries that occur more than once: those rows are compared exactly and later copies rejected. */
   duplicateHashes?: ReadonlySet<number>;
@@ -215,6 +231,12 @@ export interface ScanOptions extends CsvOptions {
   onHeader?: () => void;
   /** false: every byte through csv-parse, no fast lane (tests compare the two). */
   fastLane?: boolean;
+  /**
+   * Valid rows of plain printable ASCII (no quote, no backslash) read by the fast lane, as the byte ranges of their
+   * entry and subEntry in `buf` (`ss === se`: no subEntry), valid until the call returns. They are neither yielded
+   * nor given to onValidRow: the caller counts them. Without it every row is yielded.
+   */
+  onAsciiRow?: (buf: Buffer, es: number, ee: number, ss: number, se: number) => void;
 }
 
 /** The data rows of a CSV file in order, a chunk's worth at a time; rejects carry their reason. */
@@ -376,20 +398,84 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
    * them as one text is decoding each field alone: line ends and commas are ASCII, never part of a bad sequence.
    */
   const fastRecords = (buf: Buffer, end: number) => {
-    const lines = buf.toString('utf8', 0, end).split(eol === 13 ? '\r' : '\n');
-    lines.pop(); // after the last line end
-    for (const text of lines) {
-      if (fatal) return;
-      const line = eol === 10 && text.endsWith('\r') ? text.slice(0, -1) : text;
-      record(line.split(delimiter), ++fastLines);
+    for (let from = 0; from < end && !fatal; ) {
+      ++fastLines;
+      if (onAscii && layout && !skipHeader && !firstRow) {
+        const next = asciiRow(buf, from, end, layout, onAscii);
+        if (next >= 0) {
+          from = next;
+          continue;
+        }
+      }
+      const eolAt = buf.indexOf(eol, from);
+      const to = eol === 10 && eolAt > from && buf[eolAt - 1] === 13 ? eolAt - 1 : eolAt;
+      record(buf.toString('utf8', from, to).split(delimiter), fastLines);
+      from = eolAt + 1;
     }
+  };
+
+  /** The byte lane (when the caller takes rows as bytes): the delimiter as one byte, else none. */
+  const onAscii = opts.onAsciiRow && delimiter.charCodeAt(0) < 0x80 ? opts.onAsciiRow : undefined;
+  /** Per byte: 1 a byte of a plain text (printable ASCII, not a quote or backslash), 2 the delimiter, 0 anything else. */
+  const byteKind = new Uint8Array(256);
+  for (let c = 0x21; c < 0x7f; c++) byteKind[c] = c === 0x22 || c === 0x5c ? 0 : 1;
+  byteKind[delimiter.charCodeAt(0) & 0xff] = 2;
+  const { min: minText, max: maxText } = LIMITS.wordMemoryText;
+
+  /**
+   * The line at `from` (it ends before `end`) read without making a string: when each of its fields is printable
+   * ASCII without quote or backslash (the JSON of such a text is the text in quotes), in the layout's number of
+   * fields, with an entry and subEntry the rules accept and an entry not among the duplicate candidates, the row is
+   * valid as `classify` would find it: it goes to `onAsciiRow` as byte ranges, and the offset after its line end is
+   * returned. Anything else returns -1 before any side effect, and the line takes the string path.
+   */
+  const asciiRow = (buf: Buffer, from: number, end: number, l: Layout, take: NonNullable<ScanOptions['onAsciiRow']>): number => {
+    let field = 0;
+    let start = from;
+    let es = -1;
+    let ee = -1;
+    let ss = 0;
+    let se = 0;
+    let i = from;
+    let next = -1;
+    for (; i < end; i++) {
+      const c = buf[i];
+      const k = byteKind[c];
+      if (k === 1) continue;
+      if (k === 0) {
+        // The line end (a CR before the LF belongs to it), or a byte the string path must judge.
+        if (c === eol) next = i + 1;
+        else if (c === 13 && eol === 10 && buf[i + 1] === 10) next = i + 2;
+        else return -1;
+      }
+      if (field === l.entry) {
+        es = start;
+        ee = i;
+      } else if (field === l.subEntry) {
+        ss = start;
+        se = i;
+      }
+      field++;
+      start = i + 1;
+      if (next >= 0) break;
+    }
+    if (next < 0) return -1;
+    if (field !== (l.width ?? (field <= 2 ? field : 2))) return -1;
+    if (es < 0 || ee - es < minText || ee - es > maxText || se - ss > maxText) return -1;
+    const h = entryHashOf(buf, es, ee);
+    // A duplicate candidate is compared exactly on the string path (which then reports the hash itself).
+    if (opts.duplicateHashes?.has(h)) return -1;
+    opts.onEntryHash?.(h);
+    take(buf, es, ee, ss, se);
+    return next;
   };
 
   /** A chunk to csv-parse (undefined: the end of the file); its records and errors are handled when this resolves. */
   const csvFeed = async (chunk: Buffer | undefined) => {
     if (chunk) index.add(chunk);
     const p = parser!;
-    const err = await new Promise<Error | null | undefined>((resolve) => (chunk ? p.write(chunk, resolve) : p.end(resolve)));
+    // A copy: csv-parse keeps the end of a chunk it has not finished with, and the chunk's bytes are read over.
+    const err = await new Promise<Error | null | undefined>((resolve) => (chunk ? p.write(Buffer.from(chunk), resolve) : p.end(resolve)));
     if (err && err !== STOP) throw new UsageError(`cannot read ${file} as CSV: ${err.message}`);
   };
 
@@ -399,6 +485,16 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     carry = undefined;
     index.skip(csvBase, fastLines);
     return csvFeed(buf);
+  };
+
+  /** `carry` then `chunk` in one buffer, kept for the next chunk's (the chunks themselves are read into one buffer). */
+  let joinBuf: Buffer | undefined;
+  const joined = (head: Buffer, chunk: Buffer): Buffer => {
+    const length = head.length + chunk.length;
+    if (!joinBuf || joinBuf.length < length) joinBuf = Buffer.allocUnsafe(Math.max(length, 2 * CHUNK_BYTES));
+    head.copy(joinBuf, 0);
+    chunk.copy(joinBuf, head.length);
+    return joinBuf.subarray(0, length);
   };
 
   const feed = async (chunk: Buffer | undefined): Promise<void> => {
@@ -417,7 +513,7 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
       fastRecords(withEnd, withEnd.length);
       return;
     }
-    const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+    const buf = carry ? joined(carry, chunk) : chunk;
     const quote = buf.indexOf(34);
     // The complete lines before the first quote (if any) are the fast lane's.
     const end = buf.lastIndexOf(eol, quote === -1 ? buf.length - 1 : quote) + 1;
@@ -433,8 +529,8 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
   /** The start of the file, held until its first line end says how lines end. */
   let head: Buffer[] = [];
   let headBytes = 0;
-  for await (const raw of createReadStream(file, { highWaterMark: CHUNK_BYTES })) {
-    let chunk = raw as Buffer;
+  for await (const raw of readChunks(file, CHUNK_BYTES)) {
+    let chunk = raw;
     opts.onBytes?.(chunk);
     if (first && UTF16_BOMS.some((b) => chunk.subarray(0, 2).equals(b))) {
       const reason = 'the file is UTF-16 (it starts with a UTF-16 byte-order mark); the file was not read';
@@ -444,7 +540,7 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
     if (first && chunk.subarray(0, 3).equals(BOM)) chunk = chunk.subarray(3);
     first = false;
     if (!parser) {
-      head.push(chunk);
+      head.push(Buffer.from(chunk));
       headBytes += chunk.length;
       chunk = head.length === 1 ? chunk : Buffer.concat(head);
       const found = lineEndOf(chunk, false);
@@ -467,6 +563,25 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
   }
   if (!fatal) await feed(undefined);
   if (out.length) yield out;
+}
+
+/**
+ * The bytes of `file` in chunks of at most `size`, each read into the same buffer: a chunk is good until the next one
+ * is asked for. (A stream's new buffer per chunk is memory outside the heap that only a garbage collection returns,
+ * and reading a file makes little garbage otherwise: tens of MB of them piled up.)
+ */
+export async function* readChunks(file: string, size: number): AsyncGenerator<Buffer> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(size);
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, size, null);
+      if (bytesRead === 0) return;
+      yield buf.subarray(0, bytesRead);
+    }
+  } finally {
+    await fh.close();
+  }
 }
 
 /** A valid row, as the send pass needs it (the line only when read from the CSV itself). */
@@ -506,6 +621,10 @@ export interface BodyBatch {
 }
 
 const BODY_HEAD = Buffer.from('{"entries":[');
+/** The bytes of a spool line besides its texts' (`{"entry":"`, `","subEntry":"`, `"}` and the line end). */
+const ASCII_LINE_EXTRA = '{"entry":"","subEntry":""}\n'.length;
+const ENTRY_OPEN = Buffer.from('{"entry":"');
+const SUB_OPEN = Buffer.from('","subEntry":"');
 const BODY_TAIL = Buffer.from(']}');
 
 /**
@@ -592,27 +711,50 @@ async function* spooledBatches(path: string, size: number, skip: (index: number)
 class RowSpool {
   private fd: number | undefined;
   /** Lines not written yet: one write of about CHUNK_BYTES at a time (a write per row costs more than the row). */
-  private pending = '';
+  private pending = Buffer.allocUnsafe(CHUNK_BYTES);
+  private at = 0;
   constructor(readonly path: string) {
     this.fd = openSync(path, 'wx', 0o600);
   }
   add(entry: string, subEntry: string | null): void {
     if (this.fd === undefined) return;
-    this.pending += rowJson(entry, subEntry) + '\n';
-    if (this.pending.length >= CHUNK_BYTES) this.flush();
+    const line = rowJson(entry, subEntry) + '\n';
+    const bytes = Buffer.byteLength(line);
+    if (this.at + bytes > this.pending.length) this.flush();
+    if (bytes > this.pending.length) this.pending = Buffer.allocUnsafe(bytes);
+    this.at += this.pending.write(line, this.at);
+  }
+  /** A row of ASCII text needing no JSON escape (scanCsv's onAsciiRow): its line made from the bytes. */
+  addAscii(buf: Buffer, es: number, ee: number, ss: number, se: number): void {
+    if (this.fd === undefined) return;
+    if (this.at + ee - es + se - ss + ASCII_LINE_EXTRA > this.pending.length) this.flush();
+    // Byte by byte: for a few dozen bytes a loop costs less than Buffer's copy and write.
+    const out = this.pending;
+    let at = this.at;
+    for (let i = 0; i < ENTRY_OPEN.length; i++) out[at++] = ENTRY_OPEN[i];
+    for (let i = es; i < ee; i++) out[at++] = buf[i];
+    if (ss < se) {
+      for (let i = 0; i < SUB_OPEN.length; i++) out[at++] = SUB_OPEN[i];
+      for (let i = ss; i < se; i++) out[at++] = buf[i];
+    }
+    out[at++] = 0x22; // "
+    out[at++] = 0x7d; // }
+    out[at++] = 0x0a;
+    this.at = at;
   }
   private flush(): void {
-    const bytes = Buffer.from(this.pending);
-    this.pending = '';
+    const bytes = this.pending;
+    const length = this.at;
+    this.at = 0;
     try {
-      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at, bytes.length - at);
+      for (let at = 0; at < length; ) at += writeSync(this.fd!, bytes, at, length - at);
     } catch {
       this.abandon();
     }
   }
   /** Close it; the path when it holds every row, else undefined (and no file). */
   finish(): string | undefined {
-    if (this.fd !== undefined && this.pending) this.flush();
+    if (this.fd !== undefined && this.at) this.flush();
     if (this.fd === undefined) return undefined;
     const fd = this.fd;
     this.fd = undefined;
@@ -627,7 +769,7 @@ class RowSpool {
   abandon(): void {
     const fd = this.fd;
     this.fd = undefined;
-    this.pending = '';
+    this.at = 0;
     try {
       if (fd !== undefined) closeSync(fd);
     } catch {}
@@ -671,11 +813,40 @@ export interface CsvCheck {
   spool?: string;
 }
 
-/** Hashes that occur more than once (sorts the array in place). */
-function repeated(hashes: Float64Array): Set<number> {
-  hashes.sort();
+/** The CSV flags, and (for tests) whether the fast lane reads the lines it can. */
+export type CheckOptions = CsvOptions & Pick<ScanOptions, 'fastLane'>;
+
+/**
+ * Hashes that occur more than once. A counting pass on the top 16 of their 52 bits puts equal hashes into one
+ * bucket of a copy (a bucket holds ~n/65536 of them), then each bucket is sorted alone: a few times faster than
+ * sorting a million numbers as one array.
+ */
+export function repeated(hashes: Float64Array): Set<number> {
   const out = new Set<number>();
-  for (let i = 1; i < hashes.length; i++) if (hashes[i] === hashes[i - 1]) out.add(hashes[i]);
+  const n = hashes.length;
+  if (n < 2) return out;
+  const SHIFT = 2 ** 36; // 52 - 16 bits: the quotient is below 2 ** 16, and `| 0` is its floor
+  const starts = new Uint32Array((1 << 16) + 1);
+  for (let i = 0; i < n; i++) starts[((hashes[i] / SHIFT) | 0) + 1]++;
+  for (let b = 1; b < starts.length; b++) starts[b] += starts[b - 1];
+  const next = starts.slice(0, -1);
+  const sorted = new Float64Array(n);
+  for (let i = 0; i < n; i++) sorted[next[(hashes[i] / SHIFT) | 0]++] = hashes[i];
+  for (let b = 0; b < 1 << 16; b++) {
+    const from = starts[b];
+    const to = starts[b + 1];
+    if (to - from < 2) continue;
+    if (to - from > 32) sorted.subarray(from, to).sort();
+    else
+      for (let i = from + 1; i < to; i++) {
+        // insertion sort: a bucket holds a handful of hashes
+        const h = sorted[i];
+        let j = i - 1;
+        for (; j >= from && sorted[j] > h; j--) sorted[j + 1] = sorted[j];
+        sorted[j + 1] = h;
+      }
+    for (let i = from + 1; i < to; i++) if (sorted[i] === sorted[i - 1]) out.add(sorted[i]);
+  }
   return out;
 }
 
@@ -693,7 +864,7 @@ function openSpool(dir: string | undefined, name: string): RowSpool | undefined 
  * send spooled for the send pass; when anything is wrong, a second pass hands every rejected row to `onReject` in
  * file order (and, when entries repeat, spools the rows again without the later copies).
  */
-export async function checkCsv(file: string, opts: CsvOptions, onReject: (item: CsvItem) => void, spoolDir?: string): Promise<CsvCheck> {
+export async function checkCsv(file: string, opts: CheckOptions, onReject: (item: CsvItem) => void, spoolDir?: string): Promise<CsvCheck> {
   const st = await stat(file);
   const spools: RowSpool[] = [];
   const spool = (name: string) => {
@@ -714,7 +885,7 @@ export async function checkCsv(file: string, opts: CsvOptions, onReject: (item: 
 
 async function checkPasses(
   file: string,
-  opts: CsvOptions,
+  opts: CheckOptions,
   onReject: (item: CsvItem) => void,
   st: { size: number; mtimeMs: number },
   spool: (name: string) => RowSpool | undefined,
@@ -734,6 +905,12 @@ async function checkPasses(
     onHeaderLike: (line) => (headerLike = line),
     onBytes: (b) => sha.update(b),
     onValidRow: spooled ? (entry, sub) => spooled!.add(entry, sub) : undefined,
+    onAsciiRow: spooled
+      ? (buf, es, ee, ss, se) => {
+          ascii++;
+          spooled!.addAscii(buf, es, ee, ss, se);
+        }
+      : () => ascii++,
     onEntryHash: (h) => {
       if (n === hashes.length) {
         const bigger = new Float64Array(hashes.length * 2);
@@ -743,10 +920,13 @@ async function checkPasses(
       hashes[n++] = h;
     },
   };
+  /** Valid rows read by the byte lane (not yielded as items). */
+  let ascii = 0;
   for await (const items of scanCsv(file, pass1)) {
     rows += items.length;
     for (const i of items) if (i.reason) rejected++;
   }
+  rows += ascii;
   const duplicateHashes = repeated(hashes.subarray(0, n));
   hashes = new Float64Array(0);
   if (rejected > 0 || duplicateHashes.size > 0) {
@@ -754,8 +934,15 @@ async function checkPasses(
     rejected = 0;
     // The first pass spooled every copy of a repeated entry: this pass spools the rows again, first copies only.
     if (duplicateHashes.size > 0 && spooled) spooled = spool('rows-unique.jsonl');
-    const to = spooled;
-    for await (const items of scanCsv(file, { ...opts, duplicateHashes, onValidRow: to && duplicateHashes.size > 0 ? (e, s) => to.add(e, s) : undefined })) {
+    const to = duplicateHashes.size > 0 ? spooled : undefined;
+    ascii = 0;
+    const onAsciiRow: ScanOptions['onAsciiRow'] = to
+      ? (buf, es, ee, ss, se) => {
+          ascii++;
+          to.addAscii(buf, es, ee, ss, se);
+        }
+      : () => ascii++;
+    for await (const items of scanCsv(file, { ...opts, duplicateHashes, onValidRow: to ? (e, s) => to.add(e, s) : undefined, onAsciiRow })) {
       rows += items.length;
       for (const i of items) {
         if (!i.reason) continue;
@@ -764,6 +951,7 @@ async function checkPasses(
         onReject(i);
       }
     }
+    rows += ascii;
   }
   const check = { rows, valid: rows - rejected, rejected, fatal, header, sha256: sha.digest('hex'), size: st.size, mtimeMs: st.mtimeMs, duplicateHashes, ...(headerLike !== undefined ? { headerLike } : {}) };
   return { check, spool: spooled };
