@@ -59,8 +59,8 @@ export interface Db {
   readonly dataVersion: number;
   /**
    * Record a request in `request_log` (in memory, never in the state file). Rows are kept in order and inserted
-   * together, on the next turn of the event loop or before any statement that names request_log runs (so a read
-   * sees every request recorded before it): a request does not pay a statement of its own. Every
+   * together, REQUEST_LOG_BATCH at a time or before any statement that names request_log runs (so a read sees
+   * every request recorded before it): a request does not pay a statement of its own. Every
    * REQUEST_LOG_PRUNE_EVERY rows, the rows older than the newest REQUEST_LOG_KEEP go.
    */
   logRequest(row: RequestLogRow): void;
@@ -80,6 +80,8 @@ export interface RequestLogRow {
 /** Rows of `request_log` kept (older ones are pruned every REQUEST_LOG_PRUNE_EVERY requests). */
 export const REQUEST_LOG_KEEP = 10_000;
 const REQUEST_LOG_PRUNE_EVERY = 1000;
+/** Rows of logRequest kept in memory before they are inserted, when nothing reads request_log before. */
+const REQUEST_LOG_BATCH = 256;
 
 export interface OpenOptions {
   /** Where state lives between runs. Without it the store is in memory (or a private temporary copy of `image`). */
@@ -405,10 +407,11 @@ class NodeDb implements Db {
   commits = 0;
   dataVersion = 0;
   private control: Record<'begin' | 'commit' | 'rollback', StatementSync>;
-  /** Rows of logRequest not yet in request_log, in order; `logFlush`: their insert is scheduled. */
+  /** Rows of logRequest not yet in request_log, in order. */
   private pendingLog: RequestLogRow[] = [];
-  private logFlush: NodeJS.Immediate | undefined;
   private logInsert: StatementSync | undefined;
+  /** The last `at` of a row inserted, and its text: requests of the same millisecond share it. */
+  private logAt = { ms: Number.NaN, text: '' };
 
   constructor(
     private sql: DatabaseSync,
@@ -495,11 +498,7 @@ class NodeDb implements Db {
 
   logRequest(row: RequestLogRow): void {
     if (this.closed) return;
-    this.pendingLog.push(row);
-    this.logFlush ??= setImmediate(() => {
-      this.logFlush = undefined;
-      if (!this.closed && !this.inBulk) this.flushLog();
-    });
+    if (this.pendingLog.push(row) >= REQUEST_LOG_BATCH && !this.inBulk) this.flushLog();
   }
 
   /**
@@ -517,8 +516,13 @@ class NodeDb implements Db {
     try {
       if (outer) this.control.begin.run();
       let prune = 0;
+      const at = this.logAt;
       for (const r of rows) {
-        const id = Number(insert.run(new Date(r.at).toISOString(), r.keyId, r.method, r.path, r.status).lastInsertRowid);
+        if (r.at !== at.ms) {
+          at.ms = r.at;
+          at.text = new Date(r.at).toISOString();
+        }
+        const id = Number(insert.run(at.text, r.keyId, r.method, r.path, r.status).lastInsertRowid);
         if (id % REQUEST_LOG_PRUNE_EVERY === 0) prune = id;
       }
       // Keep the log bounded in a long run: the newest REQUEST_LOG_KEEP rows.
@@ -664,8 +668,6 @@ class NodeDb implements Db {
     this.closed = true;
     this.statements.clear();
     this.pendingLog = [];
-    if (this.logFlush) clearImmediate(this.logFlush);
-    this.logFlush = undefined;
     try {
       this.sql.close();
     } finally {

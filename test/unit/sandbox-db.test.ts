@@ -346,7 +346,7 @@ describe('Db: persistence', () => {
     expect(db.get('SELECT count(*) AS n FROM request_log')).toEqual({ n: 40 });
   });
 
-  it('logRequest: rows in order with statements on request_log, seen by the next read, kept across a rollback and the switch from an image, pruned every 1000', async () => {
+  it('logRequest: rows in order with statements on request_log, seen by the next read, kept across a rollback and the switch from an image, pruned every 1000, never a change of the state', async () => {
     const src = await open();
     addOrg(src);
     const image = join(dir, 'image.sqlite');
@@ -375,15 +375,18 @@ describe('Db: persistence', () => {
     const commits = db.commits;
     const paths = () => db.all<{ path: string }>('SELECT path FROM request_log ORDER BY id').map((r) => r.path);
     expect(paths()).toEqual(['/a', '/direct', '/b', '/c', '/d']);
-    // inserted on their own at the next turn of the event loop: changing nothing of the state
-    for (let i = 0; i < 20; i++) db.logRequest(row(`/e${i}`));
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setImmediate(r));
+    // inserted on their own in batches, changing nothing of the state
+    const version = db.dataVersion;
+    for (let i = 0; i < 600; i++) db.logRequest(row(`/e${i}`, 200 + (i % 3)));
     expect(db.commits).toBe(commits);
-    expect(paths()).toHaveLength(25);
+    expect(db.dataVersion).toBe(version);
+    const all = paths();
+    expect(all).toHaveLength(605);
+    expect(all.slice(5)).toEqual(Array.from({ length: 600 }, (_, i) => `/e${i}`));
+    expect(db.get('SELECT count(*) AS n FROM request_log WHERE status = 202')).toEqual({ n: 200 });
     // the newest REQUEST_LOG_KEEP rows stay once a multiple of 1000 is reached
     db.tx(() => {
-      for (let i = 25; i < 10_998; i++) db.run("INSERT INTO request_log (at, method, path, status) VALUES ('t', 'GET', '/filler', 200)");
+      for (let i = 605; i < 10_998; i++) db.run("INSERT INTO request_log (at, method, path, status) VALUES ('t', 'GET', '/filler', 200)");
     });
     for (let i = 0; i < 3; i++) db.logRequest(row(`/f${i}`));
     expect(db.get('SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM request_log')).toEqual({ n: REQUEST_LOG_KEEP + 1, lo: 1001, hi: 11_001 });
