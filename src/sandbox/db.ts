@@ -511,9 +511,9 @@ class NodeDb implements Db {
     if (rows.length === 0) return;
     this.pendingLog = [];
     const sql = this.open();
-    const insert = (this.logInsert ??= sql.prepare('INSERT INTO temp.request_log (at, key_id, method, path, status) VALUES (?, ?, ?, ?, ?)'));
     const outer = !sql.isTransaction;
     try {
+      const insert = (this.logInsert ??= sql.prepare('INSERT INTO temp.request_log (at, key_id, method, path, status) VALUES (?, ?, ?, ?, ?)'));
       if (outer) this.control.begin.run();
       let prune = 0;
       const at = this.logAt;
