@@ -1,18 +1,20 @@
 import type { IncomingMessage } from 'node:http';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type Handler as HonoHandler } from 'hono';
 import type { z } from 'zod';
 import { ERROR_CODES } from '../contract/errors.js';
 import { ENDPOINTS } from '../contract/endpoints.js';
 import { LIMITS } from '../contract/limits.js';
 import { scopeAllows } from '../contract/scopes.js';
 import type { Endpoint } from '../contract/types.js';
-import { visibleNote } from './access.js';
+import { visibleNote, type NoteRead } from './access.js';
 import { authenticate } from './auth.js';
 import type { FaultInjector } from './faults.js';
 import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
-import { ApiFailure, CONTROL_PREFIX, notFound } from './http.js';
+import { ApiFailure, CONTROL_PREFIX, jsonText, notFound } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
 import { loadedValidation, loadValidation, validationIfLoaded } from './validation-load.js';
+import type { RouteSchemas } from './validation.js';
+import { RecentPathsRouter } from './router.js';
 import { isReply, type Handler, type HandlerMap, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
 
 export interface AppOptions {
@@ -29,10 +31,23 @@ export interface AppOptions {
   routes?: Array<(app: Hono) => void>;
 }
 
-type Env = { Bindings: { incoming?: IncomingMessage }; Variables: { keyId?: string; extraHeaders?: Record<string, string>; degraded?: boolean; wrote?: boolean } };
+/** What the app keeps of a request while it is handled (`c.env.request`), read when it is answered. */
+interface RequestRecord {
+  /** performance.now() when it arrived (only with an access log). */
+  started: number;
+  /** Db.commits when it arrived. */
+  commits: number;
+  /** The key it authenticated with. */
+  keyId?: string;
+  /** Headers of every answer from the rate limit on (X-RateLimit-*). */
+  extraHeaders?: Record<string, string>;
+  /** Set by the routes of the contract: whether their handler changed the state. */
+  wrote?: boolean;
+}
 
-/** Rows of `request_log` kept (older ones are pruned every 1000 requests). */
-export const REQUEST_LOG_KEEP = 10_000;
+type Env = { Bindings: { incoming?: IncomingMessage; request: RequestRecord }; Variables: { degraded?: boolean } };
+
+export { REQUEST_LOG_KEEP } from './db.js';
 
 /** A path that the URL parser gives back unchanged: no dot segment, nothing to percent-encode or decode. */
 const PLAIN_PATH = /^\/[\w\-~/]*$/;
@@ -67,10 +82,16 @@ function header(c: Context<Env>, name: string): string | undefined {
   return value;
 }
 
-function send(c: Context<Env>, status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  const all = { ...(c.get('extraHeaders') ?? {}), ...headers };
-  if (status === 204 || body === undefined) return new Response(null, { status, headers: all });
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...all } });
+function send(c: Context<Env>, status: number, body: unknown, headers?: Record<string, string>): Response {
+  return answer(c.env.request.extraHeaders, status, body, headers);
+}
+
+/** A JSON answer (or none, for a 204) with the request's `extra` headers, then `headers`. Each answer gets headers of its own. */
+function answer(extra: Record<string, string> | undefined, status: number, body: unknown, headers?: Record<string, string>): Response {
+  if (status === 204 || body === undefined) return new Response(null, { status, headers: { ...extra, ...headers } });
+  const text = jsonText(body);
+  const type = 'application/json; charset=utf-8';
+  return new Response(text, { status, headers: extra || headers ? { 'content-type': type, ...extra, ...headers } : { 'content-type': type } });
 }
 
 function fail(c: Context<Env>, f: ApiFailure): Response {
@@ -212,42 +233,55 @@ function authorize(ep: Endpoint, p: Principal): void {
   }
 }
 
+/** The answer of a handler's result: its body with the endpoint's success status, or what its reply says. */
+function respond(ep: Endpoint, c: Context<Env>, out: unknown): Response {
+  const headers: Record<string, string> | undefined = ep.deprecated ? { Deprecation: 'true' } : undefined;
+  if (isReply(out)) {
+    const r = out as HandlerResult;
+    return send(c, r.status ?? ep.successStatus, r.body, { ...headers, ...r.headers });
+  }
+  return send(c, ep.successStatus, ep.successStatus === 204 ? undefined : out, headers);
+}
+
 /** Build the sandbox's hono app: routes registered from the contract, in order of specificity. */
 export function createApp(opts: AppOptions): Hono<Env> {
   const { rt } = opts;
   const handlers = opts.handlers ?? HANDLERS;
-  const app = new Hono<Env>();
+  const app = new Hono<Env>({ router: new RecentPathsRouter() });
 
-  app.use('*', async (c, next) => {
-    const started = performance.now();
-    const commits = rt.db.commits;
-    await next();
-    // A request that changed the state is answered once the change is on disk (with --state): an acknowledged
-    // write survives a crash. (Its changes, and any before them; a read does not wait for the writes of requests
-    // running beside it.) Routes outside the contract's dispatch wait when anything was committed meanwhile, and
-    // the control API (/_sandbox/) always: what it shows is on disk when it answers (a sync point for tests).
-    try {
-      if (c.get('wrote') ?? (rt.db.commits !== commits || c.req.path.startsWith(CONTROL_PREFIX + '/'))) await rt.db.flush();
-    } catch (e) {
-      (opts.errorLog ?? opts.accessLog)?.(`could not save the state: ${(e as Error).message}`);
-      c.res = fail(c, new ApiFailure(ERROR_CODES.INTERNAL, 'internal error', 'the sandbox could not write its state file'));
-    }
-    const status = c.res.status;
-    const path = pathOf(c.req.url);
-    if (opts.accessLog) opts.accessLog(`${c.req.method} ${path} ${status} ${Math.round(performance.now() - started)}ms key=${c.get('keyId') ?? '-'}`);
-    try {
-      // request_log is an in-memory table: recording a request does not change the state file.
-      const { lastInsertRowid: id } = rt.db.run('INSERT INTO request_log (at, key_id, method, path, status) VALUES (?, ?, ?, ?, ?)', [
-        rt.clock.now().toISOString(),
-        c.get('keyId') ?? null,
-        c.req.method,
-        path,
-        status,
-      ]);
-      // Keep the log bounded in a long run: the newest REQUEST_LOG_KEEP rows.
-      if (id % 1000 === 0) rt.db.run('DELETE FROM request_log WHERE id <= ?', [id - REQUEST_LOG_KEEP]);
-    } catch {}
-  });
+  // Every request, whatever answers it (a route, the error handler, the not-found handler), is recorded once
+  // answered; a request that changed the state is answered once the change is on disk. This wraps the app's
+  // fetch rather than being a middleware: a route answering at once then answers without a promise in between
+  // (hono calls a lone matching handler directly), and nothing runs for routes but the route.
+  const dispatch = app.fetch;
+  app.fetch = (req, env, executionCtx) => {
+    const request: RequestRecord = { started: opts.accessLog ? performance.now() : 0, commits: rt.db.commits };
+    const res = dispatch(req, { ...env, request }, executionCtx);
+    return res instanceof Promise ? res.then((r) => answered(req, request, r)) : answered(req, request, res);
+  };
+
+  // A request that changed the state is answered once the change is on disk (with --state): an acknowledged
+  // write survives a crash. (Its changes, and any before them; a read does not wait for the writes of requests
+  // running beside it.) Routes outside the contract's dispatch wait when anything was committed meanwhile, and
+  // the control API (/_sandbox/) always: what it shows is on disk when it answers (a sync point for tests).
+  function answered(req: Request, request: RequestRecord, res: Response): Response | Promise<Response> {
+    if (!(request.wrote ?? (rt.db.commits !== request.commits || app.getPath(req).startsWith(CONTROL_PREFIX + '/')))) return recorded(req, request, res);
+    return rt.db.flush().then(
+      () => recorded(req, request, res),
+      (e: unknown) => {
+        (opts.errorLog ?? opts.accessLog)?.(`could not save the state: ${(e as Error).message}`);
+        const f = new ApiFailure(ERROR_CODES.INTERNAL, 'internal error', 'the sandbox could not write its state file');
+        return recorded(req, request, answer(request.extraHeaders, f.status, f.toBody(), f.headers));
+      },
+    );
+  }
+
+  function recorded(req: Request, request: RequestRecord, res: Response): Response {
+    const path = pathOf(req.url);
+    if (opts.accessLog) opts.accessLog(`${req.method} ${path} ${res.status} ${Math.round(performance.now() - request.started)}ms key=${request.keyId ?? '-'}`);
+    rt.db.logRequest({ at: rt.clock.now().getTime(), keyId: request.keyId ?? null, method: req.method, path, status: res.status });
+    return res;
+  }
 
   // The contract as an OpenAPI 3.1 document (docs/openapi.json): outside the API, so no key, no rate limit and no
   // injected faults; built on the first request.
@@ -288,60 +322,68 @@ export function createApp(opts: AppOptions): Hono<Env> {
 
   const ordered = [...ENDPOINTS].sort((a, b) => paramCount(a) - paramCount(b));
   for (const ep of ordered) {
-    let schemas: import('./validation.js').RouteSchemas | undefined;
-    app.on(ep.method, toHonoPath(ep.path), async (c) => {
-      schemas ??= (validationIfLoaded() ?? (await loadValidation())).routeSchemas(ep.id);
-      if (!acceptsJson(header(c, 'accept'))) return fail(c, new ApiFailure(ERROR_CODES.NOT_ACCEPTABLE, 'not acceptable', 'the service answers application/json'));
-      // An alias (an older path of another endpoint) is served by that endpoint's handler.
-      const handler = (handlers as Partial<Record<string, Handler>>)[ep.aliasOf ?? ep.id];
-      let principal: Principal | undefined;
-      if (ep.auth) {
-        principal = authenticate(rt.db, header(c, 'authorization'), rt.clock.now());
-        c.set('keyId', principal.keyId);
-        if (opts.rateLimiter) {
-          const d = opts.rateLimiter.take(principal.keyId);
-          c.set('extraHeaders', d.headers);
-          if (!d.allowed)
-            throw new ApiFailure(ERROR_CODES.RATE_LIMITED, 'rate limit exceeded', `retry after ${d.retryAfterSeconds} seconds`, { 'Retry-After': String(d.retryAfterSeconds) });
-        }
+    let schemas: RouteSchemas | undefined;
+    // Synchronous where the request allows (no body to read, a synchronous handler): the answer then needs no
+    // promise, and hono passes it on as it is.
+    const serve: HonoHandler<Env> = (c) => {
+      if (schemas) return route(ep, schemas, c);
+      const loaded = validationIfLoaded();
+      if (loaded) return route(ep, (schemas = loaded.routeSchemas(ep.id)), c);
+      return loadValidation().then((v) => route(ep, (schemas ??= v.routeSchemas(ep.id)), c));
+    };
+    app.on(ep.method, toHonoPath(ep.path), serve);
+  }
+
+  /** A request to a route of the contract: the checks in the order of docs/sandbox.md, then its handler. */
+  function route(ep: Endpoint, schemas: RouteSchemas, c: Context<Env>): Response | Promise<Response> {
+    if (!acceptsJson(header(c, 'accept'))) return fail(c, new ApiFailure(ERROR_CODES.NOT_ACCEPTABLE, 'not acceptable', 'the service answers application/json'));
+    // An alias (an older path of another endpoint) is served by that endpoint's handler.
+    const handler = (handlers as Partial<Record<string, Handler>>)[ep.aliasOf ?? ep.id];
+    const request = c.env.request;
+    let principal: Principal | undefined;
+    if (ep.auth) {
+      principal = authenticate(rt.db, header(c, 'authorization'), rt.clock.now());
+      request.keyId = principal.keyId;
+      if (opts.rateLimiter) {
+        const d = opts.rateLimiter.take(principal.keyId);
+        request.extraHeaders = d.headers;
+        if (!d.allowed)
+          throw new ApiFailure(ERROR_CODES.RATE_LIMITED, 'rate limit exceeded', `retry after ${d.retryAfterSeconds} seconds`, { 'Retry-After': String(d.retryAfterSeconds) });
       }
-      const params = schemas.plainParams ? c.req.param() : parseWith(schemas.params, c.req.param(), 'path');
-      // Note sub-resources: visibility (404) comes before scope and key-type checks.
-      let note;
-      if (principal && 'noteGuid' in params) {
-        note = visibleNote(rt.db, principal, params.noteGuid);
-        if (!note) throw notFound('note');
-      }
-      if (principal) authorize(ep, principal);
-      if (!handler) throw new ApiFailure(ERROR_CODES.NO_ROUTE, `${ep.method} ${ep.path} has no handler in this sandbox version`);
-      const rawQuery = c.req.query();
-      checkPageSize(ep, rawQuery);
-      const query = parseWith(schemas.query, rawQuery, 'query');
-      const mask = ep.updateMask ? checkUpdateMask(ep.updateMask, query.updateMask) : undefined;
-      let body = undefined;
-      if (schemas.body) {
-        const raw = await readJsonBody(c.req.raw, c.env?.incoming);
-        // A field-mask request without a body lacks the masked fields: 400002 below, not a schema error.
-        const input = raw === undefined && mask ? {} : raw;
-        body = loadedValidation().FAST_BODIES.get(schemas.body)?.(input) ?? parseWith(schemas.body, input, 'body');
-      }
+    }
+    const params = schemas.plainParams ? c.req.param() : parseWith(schemas.params, c.req.param(), 'path');
+    // Note sub-resources: visibility (404) comes before scope and key-type checks.
+    let note: NoteRead | undefined;
+    if (principal && 'noteGuid' in params) {
+      note = visibleNote(rt.db, principal, params.noteGuid);
+      if (!note) throw notFound('note');
+    }
+    if (principal) authorize(ep, principal);
+    if (!handler) throw new ApiFailure(ERROR_CODES.NO_ROUTE, `${ep.method} ${ep.path} has no handler in this sandbox version`);
+    const rawQuery = c.req.query();
+    checkPageSize(ep, rawQuery);
+    const query = parseWith(schemas.query, rawQuery, 'query');
+    const mask = ep.updateMask ? checkUpdateMask(ep.updateMask, query.updateMask) : undefined;
+    const run = (body: any): Response | Promise<Response> => {
       if (mask) checkMaskedFields(mask, body);
       // Whether this request changed the state: a synchronous handler's changes are the commits made while it
       // ran; an asynchronous one may interleave with other requests, so it counts as a write.
       const before = rt.db.commits;
-      let out = handler({ endpoint: ep, principal: principal!, params, query, body, rt, req: c.req.raw, note, degraded: c.get('degraded') ?? false });
-      c.set('wrote', rt.db.commits !== before || out instanceof Promise);
-      out = await out;
-      const headers: Record<string, string> = ep.deprecated ? { Deprecation: 'true' } : {};
-      if (isReply(out)) {
-        const r = out as HandlerResult;
-        return send(c, r.status ?? ep.successStatus, r.body, { ...headers, ...r.headers });
-      }
-      return send(c, ep.successStatus, ep.successStatus === 204 ? undefined : out, headers);
+      const out = handler({ endpoint: ep, principal: principal!, params, query, body, rt, req: c.req.raw, note, degraded: c.get('degraded') ?? false });
+      request.wrote = rt.db.commits !== before || out instanceof Promise;
+      return out instanceof Promise ? out.then((o) => respond(ep, c, o)) : respond(ep, c, out);
+    };
+    if (!schemas.body) return run(undefined);
+    const bodySchema = schemas.body;
+    return readJsonBody(c.req.raw, c.env.incoming).then((raw) => {
+      // A field-mask request without a body lacks the masked fields: 400002 below, not a schema error.
+      const input = raw === undefined && mask ? {} : raw;
+      return run(loadedValidation().FAST_BODIES.get(bodySchema)?.(input) ?? parseWith(bodySchema, input, 'body'));
     });
   }
 
-  app.all('*', (c) => {
+  // Anything no route answered (hono's not-found handler: after the middleware that matched, as a route would).
+  app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
     const other = ENDPOINTS.find((ep) => new RegExp('^' + ep.path.replace(/\{\w+\}/g, '[^/]+') + '$').test(path));
     const message = other ? `${c.req.method} is not supported on ${path}` : `no route ${c.req.method} ${path}`;

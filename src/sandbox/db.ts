@@ -57,9 +57,31 @@ export interface Db {
    * transaction rolled back, a bulk load ran. What is derived from the state can be kept while it stays the same.
    */
   readonly dataVersion: number;
+  /**
+   * Record a request in `request_log` (in memory, never in the state file). Rows are kept in order and inserted
+   * together, REQUEST_LOG_BATCH at a time or before any statement that names request_log runs (so a read sees
+   * every request recorded before it): a request does not pay a statement of its own. Every
+   * REQUEST_LOG_PRUNE_EVERY rows, the rows older than the newest REQUEST_LOG_KEEP go.
+   */
+  logRequest(row: RequestLogRow): void;
   /** Release the database (a state file is checkpointed; a private copy removed). Further calls throw. */
   close(): Promise<void>;
 }
+
+/** A row of `request_log`: `at` in epoch milliseconds (stored as ISO text). */
+export interface RequestLogRow {
+  at: number;
+  keyId: string | null;
+  method: string;
+  path: string;
+  status: number;
+}
+
+/** Rows of `request_log` kept (older ones are pruned every REQUEST_LOG_PRUNE_EVERY requests). */
+export const REQUEST_LOG_KEEP = 10_000;
+const REQUEST_LOG_PRUNE_EVERY = 1000;
+/** Rows of logRequest kept in memory before they are inserted, when nothing reads request_log before. */
+const REQUEST_LOG_BATCH = 256;
 
 export interface OpenOptions {
   /** Where state lives between runs. Without it the store is in memory (or a private temporary copy of `image`). */
@@ -334,12 +356,15 @@ class Prepared {
   private names: Map<string, string[]> | undefined;
   /** It may change rows of the state (not only the in-memory request_log). */
   readonly changesState: boolean;
+  /** It names request_log: the rows of Db.logRequest go in first. */
+  readonly namesLog: boolean;
 
   constructor(
     readonly stmt: StatementSync,
     readonly text: string,
   ) {
-    this.changesState = !/\brequest_log\b/.test(text) && (!READ_ONLY.test(text) || /\bRETURNING\b/i.test(text));
+    this.namesLog = /\brequest_log\b/.test(text);
+    this.changesState = !this.namesLog && (!READ_ONLY.test(text) || /\bRETURNING\b/i.test(text));
   }
 
   private nameMap(): Map<string, string[]> {
@@ -382,6 +407,11 @@ class NodeDb implements Db {
   commits = 0;
   dataVersion = 0;
   private control: Record<'begin' | 'commit' | 'rollback', StatementSync>;
+  /** Rows of logRequest not yet in request_log, in order. */
+  private pendingLog: RequestLogRow[] = [];
+  private logInsert: StatementSync | undefined;
+  /** The last `at` of a row inserted, and its text: requests of the same millisecond share it. */
+  private logAt = { ms: Number.NaN, text: '' };
 
   constructor(
     private sql: DatabaseSync,
@@ -395,6 +425,7 @@ class NodeDb implements Db {
 
   private setUp(sql: DatabaseSync): Record<'begin' | 'commit' | 'rollback', StatementSync> {
     for (const [name, fn] of Object.entries(SQL_FUNCTIONS)) sql.function(name, { deterministic: true }, fn);
+    this.logInsert = undefined;
     return { begin: sql.prepare('BEGIN'), commit: sql.prepare('COMMIT'), rollback: sql.prepare('ROLLBACK') };
   }
 
@@ -405,6 +436,7 @@ class NodeDb implements Db {
   private writable(): void {
     const make = this.makeWritable;
     if (!make) return;
+    this.flushLog();
     const old = this.open();
     const next = make();
     this.makeWritable = undefined;
@@ -435,6 +467,7 @@ class NodeDb implements Db {
   /** The cached statement of `text`, on a writable store when it may change the state. */
   private forRun(text: string): Prepared {
     const p = this.prepared(text);
+    if (p.namesLog) this.flushLog();
     if (!p.changesState || !this.makeWritable) return p;
     this.writable();
     return this.prepared(text);
@@ -461,6 +494,43 @@ class NodeDb implements Db {
     this.statements.set(text, p);
     if (this.statements.size > STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
     return p;
+  }
+
+  logRequest(row: RequestLogRow): void {
+    if (this.closed) return;
+    if (this.pendingLog.push(row) >= REQUEST_LOG_BATCH && !this.inBulk) this.flushLog();
+  }
+
+  /**
+   * Insert the rows of logRequest, in one transaction (unless one is open: then in it; tx() flushes before it
+   * begins, so only a statement naming request_log inside a transaction gets here with rows pending), and prune.
+   * A failure loses those rows and nothing else, as a failed insert of one row did.
+   */
+  private flushLog(): void {
+    const rows = this.pendingLog;
+    if (rows.length === 0) return;
+    this.pendingLog = [];
+    const sql = this.open();
+    const outer = !sql.isTransaction;
+    try {
+      const insert = (this.logInsert ??= sql.prepare('INSERT INTO temp.request_log (at, key_id, method, path, status) VALUES (?, ?, ?, ?, ?)'));
+      if (outer) this.control.begin.run();
+      let prune = 0;
+      const at = this.logAt;
+      for (const r of rows) {
+        if (r.at !== at.ms) {
+          at.ms = r.at;
+          at.text = new Date(r.at).toISOString();
+        }
+        const id = Number(insert.run(at.text, r.keyId, r.method, r.path, r.status).lastInsertRowid);
+        if (id % REQUEST_LOG_PRUNE_EVERY === 0) prune = id;
+      }
+      // Keep the log bounded in a long run: the newest REQUEST_LOG_KEEP rows.
+      if (prune) this.prepared('DELETE FROM request_log WHERE id <= ?').stmt.run(prune - REQUEST_LOG_KEEP);
+      if (outer) this.control.commit.run();
+    } catch {
+      if (outer && sql.isTransaction) this.control.rollback.run();
+    }
   }
 
   /** A statement that may have changed the state ran. */
@@ -536,8 +606,11 @@ class NodeDb implements Db {
       }
       if (outer) this.txChanged = false;
     };
-    if (outer) this.control.begin.run();
-    else this.sql.exec(`SAVEPOINT ${savepoint}`);
+    if (outer) {
+      // The recorded requests go in before it: a rollback of it must not take them.
+      this.flushLog();
+      this.control.begin.run();
+    } else this.sql.exec(`SAVEPOINT ${savepoint}`);
     this.depth++;
     let result: T;
     try {
@@ -594,6 +667,7 @@ class NodeDb implements Db {
     if (this.closed) return;
     this.closed = true;
     this.statements.clear();
+    this.pendingLog = [];
     try {
       this.sql.close();
     } finally {

@@ -10,6 +10,7 @@ import * as schemas from '../../src/contract/schemas.js';
 import { SCOPE_NAMES, scopeAllows } from '../../src/contract/scopes.js';
 import { REQUEST_LOG_KEEP, createApp } from '../../src/sandbox/app.js';
 import { DEMO_FOLDERS, DEMO_KEYS, demoSeed, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
+import { jsonText, sharedAnswer } from '../../src/sandbox/http.js';
 import { prepareSandbox } from '../../src/sandbox/server.js';
 import { FaultInjector, FaultSpecError, parseFaultSpec } from '../../src/sandbox/faults.js';
 import { inProcessSandbox, startTestSandbox } from '../helpers/sandbox.js';
@@ -460,6 +461,39 @@ describe('sandbox core over app.request', () => {
       expectError(await sb.call('POST', '/v1/external/auth/me', { key: K.admin, body: {} }), 404, 404001);
       expectError(await sb.call('OPTIONS', '/v1/external/notes', { key: K.admin }), 404, 404001);
     });
+  });
+});
+
+describe('answer text', () => {
+  it('a shared answer is serialised once; other bodies every time', () => {
+    const shared = sharedAnswer({ title: 'a', n: [1, 2] });
+    expect(jsonText(shared)).toBe('{"title":"a","n":[1,2]}');
+    shared.title = 'changed'; // what sharedAnswer forbids: shows that the text was kept
+    expect(jsonText(shared)).toBe('{"title":"a","n":[1,2]}');
+    const plain = { title: 'a' };
+    expect(jsonText(plain)).toBe('{"title":"a"}');
+    plain.title = 'b';
+    expect(jsonText(plain)).toBe('{"title":"b"}');
+    expect(jsonText(null)).toBe('null');
+    expect(jsonText('x')).toBe('"x"');
+  });
+
+  it('GET note answers the same text again, and the new title once renamed', async () => {
+    const sb = await inProcessSandbox();
+    try {
+      const path = `/v1/external/notes/${DEMO_NOTES.launchKickoff}`;
+      const first = await sb.call('GET', path, { key: K.admin });
+      const again = await sb.call('GET', path, { key: K.admin });
+      expect(first.status).toBe(200);
+      expect(again.text).toBe(first.text);
+      const renamed = await sb.call('PATCH', `${path}?updateMask=title`, { key: K.admin, body: { title: 'Renamed once' } });
+      expect(renamed.status).toBe(200);
+      const after = await sb.call('GET', path, { key: K.admin });
+      expect(after.json.title).toBe('Renamed once');
+      expect(after.text).toBe(JSON.stringify({ ...first.json, title: 'Renamed once', updatedAt: after.json.updatedAt }));
+    } finally {
+      await sb.close();
+    }
   });
 });
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/contract/limits.js';
-import { decodeRow, openDatabase, type Db } from '../../src/sandbox/db.js';
+import { decodeRow, openDatabase, REQUEST_LOG_KEEP, type Db } from '../../src/sandbox/db.js';
 import { seededRandom } from '../../src/sandbox/faults.js';
 import { hashSecret, newNoteGuid, newSalt, newUuid, newWorkspaceGuid, randomAlnum } from '../../src/sandbox/ids.js';
 import { nodeSqlite } from '../../src/sandbox/sqlite.js';
@@ -344,6 +344,52 @@ describe('Db: persistence', () => {
     expect(await sizes()).toEqual(before);
     expect(db.commits).toBe(commits);
     expect(db.get('SELECT count(*) AS n FROM request_log')).toEqual({ n: 40 });
+  });
+
+  it('logRequest: rows in order with statements on request_log, seen by the next read, kept across a rollback and the switch from an image, pruned every 1000, never a change of the state', async () => {
+    const src = await open();
+    addOrg(src);
+    const image = join(dir, 'image.sqlite');
+    src.saveTo(image);
+    const db = await open({ image });
+    const row = (path: string, status = 200) => ({ at: Date.parse('2026-01-02T00:00:00Z'), keyId: 'k1', method: 'GET', path, status });
+    db.logRequest(row('/a'));
+    db.run('INSERT INTO request_log (at, method, path, status) VALUES (?, ?, ?, ?)', ['t', 'GET', '/direct', 201]);
+    db.logRequest(row('/b', 404));
+    expect(db.all('SELECT at, key_id, method, path, status FROM request_log ORDER BY id')).toEqual([
+      { at: '2026-01-02T00:00:00.000Z', key_id: 'k1', method: 'GET', path: '/a', status: 200 },
+      { at: 't', key_id: null, method: 'GET', path: '/direct', status: 201 },
+      { at: '2026-01-02T00:00:00.000Z', key_id: 'k1', method: 'GET', path: '/b', status: 404 },
+    ]);
+    // recorded before the first change (the switch to a copy): still there; before a transaction that rolls back: too
+    db.logRequest(row('/c'));
+    addOrg(db, 'org_b');
+    db.logRequest(row('/d'));
+    expect(() =>
+      db.tx(() => {
+        expect(db.get('SELECT count(*) AS n FROM request_log')).toEqual({ n: 5 });
+        addOrg(db, 'org_x');
+        throw new Error('undo');
+      }),
+    ).toThrow('undo');
+    const commits = db.commits;
+    const paths = () => db.all<{ path: string }>('SELECT path FROM request_log ORDER BY id').map((r) => r.path);
+    expect(paths()).toEqual(['/a', '/direct', '/b', '/c', '/d']);
+    // inserted on their own in batches, changing nothing of the state
+    const version = db.dataVersion;
+    for (let i = 0; i < 600; i++) db.logRequest(row(`/e${i}`, 200 + (i % 3)));
+    expect(db.commits).toBe(commits);
+    expect(db.dataVersion).toBe(version);
+    const all = paths();
+    expect(all).toHaveLength(605);
+    expect(all.slice(5)).toEqual(Array.from({ length: 600 }, (_, i) => `/e${i}`));
+    expect(db.get('SELECT count(*) AS n FROM request_log WHERE status = 202')).toEqual({ n: 200 });
+    // the newest REQUEST_LOG_KEEP rows stay once a multiple of 1000 is reached
+    db.tx(() => {
+      for (let i = 605; i < 10_998; i++) db.run("INSERT INTO request_log (at, method, path, status) VALUES ('t', 'GET', '/filler', 200)");
+    });
+    for (let i = 0; i < 3; i++) db.logRequest(row(`/f${i}`));
+    expect(db.get('SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM request_log')).toEqual({ n: REQUEST_LOG_KEEP + 1, lo: 1001, hi: 11_001 });
   });
 
   it('a store exports only its pages (VACUUM INTO), and saves a copy that opens as the same state', async () => {
