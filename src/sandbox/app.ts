@@ -14,7 +14,7 @@ import { ApiFailure, CONTROL_PREFIX, jsonText, notFound } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
 import { loadedValidation, loadValidation, validationIfLoaded } from './validation-load.js';
 import type { RouteSchemas } from './validation.js';
-import { RecentPathsRouter } from './router.js';
+import { TrieRouter } from 'hono/router/trie-router';
 import { isReply, type Handler, type HandlerMap, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
 
 export interface AppOptions {
@@ -247,7 +247,9 @@ function respond(ep: Endpoint, c: Context<Env>, out: unknown): Response {
 export function createApp(opts: AppOptions): Hono<Env> {
   const { rt } = opts;
   const handlers = opts.handlers ?? HANDLERS;
-  const app = new Hono<Env>({ router: new RecentPathsRouter() });
+  // TrieRouter takes every route of the contract; the default SmartRouter would first try RegExpRouter, which refuses
+  // a static segment beside a parameter (`/workspaces/me` beside `/workspaces/{workspaceGuid}`), and then use it anyway.
+  const app = new Hono<Env>({ router: new TrieRouter() });
 
   // Every request, whatever answers it (a route, the error handler, the not-found handler), is recorded once
   // answered; a request that changed the state is answered once the change is on disk. This wraps the app's
