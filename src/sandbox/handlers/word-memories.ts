@@ -84,13 +84,16 @@ function get(ctx: HandlerContext<WmId<'get'>>, s: Scope) {
  * request's order, and rows that exist are skipped (`ON CONFLICT DO NOTHING`, also for an entry repeated within
  * the request: its first occurrence is created). Ids come from AUTOINCREMENT, so each new row's id is larger than
  * any id the table had before (`BASE_SQL`) and than the rows inserted before it in the statement.
+ * The order is `ORDER BY e.rowid`: json_each numbers its rows in array order and tells the planner its scan
+ * comes in that order, so no sort is made (`ORDER BY e.key` sorted the 1000 rows in a temporary b-tree: a tenth of
+ * the statement's CPU). `WHERE true` keeps the parser from reading ON CONFLICT as a join's ON.
  */
 const CREATE_SQL = `INSERT INTO word_memories (scope_type, scope_id, entry, sub_entry, created_at)
-  SELECT ?1, ?2, e.value ->> '$[0]', e.value ->> '$[1]', ?3 FROM json_each(?4) e WHERE true ORDER BY e.key
+  SELECT ?1, ?2, e.value ->> '$[0]', e.value ->> '$[1]', ?3 FROM json_each(?4) e WHERE true ORDER BY e.rowid
   ON CONFLICT (scope_type, scope_id, entry) DO NOTHING`;
 /** The same for a request without any subEntry: a flat array of the entries (a sixth less CPU than pairs). */
 const CREATE_ENTRIES_SQL = `INSERT INTO word_memories (scope_type, scope_id, entry, sub_entry, created_at)
-  SELECT ?1, ?2, e.value, NULL, ?3 FROM json_each(?4) e WHERE true ORDER BY e.key
+  SELECT ?1, ?2, e.value, NULL, ?3 FROM json_each(?4) e WHERE true ORDER BY e.rowid
   ON CONFLICT (scope_type, scope_id, entry) DO NOTHING`;
 /** The largest id the table has had: the AUTOINCREMENT counter, or the largest id if a row was written past it. */
 const BASE_SQL = `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'word_memories'), 0), coalesce((SELECT max(id) FROM word_memories), 0)) AS base`;
