@@ -13,7 +13,7 @@ import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
 import { ApiFailure, CONTROL_PREFIX, notFound } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
 import { loadedValidation, loadValidation, validationIfLoaded } from './validation-load.js';
-import { isReply, type Handler, type HandlerMap, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
+import { isReply, JsonText, type Handler, type HandlerMap, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
 
 export interface AppOptions {
   rt: SandboxRuntime;
@@ -70,7 +70,7 @@ function header(c: Context<Env>, name: string): string | undefined {
 function send(c: Context<Env>, status: number, body: unknown, headers: Record<string, string> = {}): Response {
   const all = { ...(c.get('extraHeaders') ?? {}), ...headers };
   if (status === 204 || body === undefined) return new Response(null, { status, headers: all });
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...all } });
+  return new Response(body instanceof JsonText ? body.text : JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...all } });
 }
 
 function fail(c: Context<Env>, f: ApiFailure): Response {

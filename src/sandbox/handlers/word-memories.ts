@@ -3,7 +3,7 @@ import { PAGE_SIZES } from '../../contract/limits.js';
 import { isUserKey, reachesWorkspace } from '../access.js';
 import { conflict, forbidden, keysetPage, notFound } from '../http.js';
 import { WM_OPS, type CanonicalEndpointId, type WordMemoryOp, type WordMemoryScopeKey } from '../../contract/endpoints.js';
-import type { Answer, Handler, HandlerContext } from '../types.js';
+import { JsonText, type Answer, type Handler, type HandlerContext } from '../types.js';
 
 /**
  * Word memories in the user, workspace and organization scopes (decisions.md §3.7). The pipeline has already
@@ -124,10 +124,25 @@ function create(ctx: HandlerContext<WmId<'create' | 'createBulk'>>, s: Scope) {
     // to its first NUL, so the answer is what a read of the row returns on every Node line (JSON escapes NUL as
     // \u0000; an escaped backslash before "u0000" only costs the read-back).
     if (r.changes !== n || r.lastInsertRowid !== base + n || json.includes('\\u0000')) return { content: db.all<WordMemoryRow>(MADE_SQL, [base]).map(toJson) };
-    const content = new Array<Shape<'wordMemory'>>(n);
-    for (let i = 0; i < n; i++) content[i] = { id: base + 1 + i, entry: texts[i], subEntry: subs[i], createdAt: now };
-    return { content };
+    // JSON has a backslash for every character it escapes: with none in `json`, no text needs escaping.
+    return new JsonText<Shape<'wmCreateResponse'>>(createdText(base, now, texts, subs, !json.includes('\\')));
   });
+}
+
+/**
+ * The answer to a create whose entries were all made, ids base + 1 … in the request's order: the text
+ * JSON.stringify gives for `{content: rows.map(toJson)}`, written directly (a third of the CPU of 1000 objects
+ * and their stringify). `plain`: no text needs escaping, so each is its characters in quotes.
+ */
+function createdText(base: number, now: string, texts: readonly string[], subs: ReadonlyArray<string | null>, plain: boolean): string {
+  const quote = plain ? (t: string) => `"${t}"` : (t: string) => JSON.stringify(t);
+  const createdAt = `,"createdAt":${JSON.stringify(now)}}`;
+  const items = new Array<string>(texts.length);
+  for (let i = 0; i < texts.length; i++) {
+    const sub = subs[i];
+    items[i] = `{"id":${base + 1 + i},"entry":${quote(texts[i])},"subEntry":${sub === null ? 'null' : quote(sub)}${createdAt}`;
+  }
+  return `{"content":[${items.join(',')}]}`;
 }
 
 /** One statement per item, in the request's order (a later item sees what an earlier one renamed). */
