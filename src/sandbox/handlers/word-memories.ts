@@ -131,18 +131,20 @@ function create(ctx: HandlerContext<WmId<'create' | 'createBulk'>>, s: Scope) {
 
 /**
  * The answer to a create whose entries were all made, ids base + 1 … in the request's order: the text
- * JSON.stringify gives for `{content: rows.map(toJson)}`, written directly (a third of the CPU of 1000 objects
- * and their stringify). `plain`: no text needs escaping, so each is its characters in quotes.
+ * JSON.stringify gives for `{content: rows.map(toJson)}`, written directly (1000 objects and their stringify took
+ * twice the CPU). `plain`: no text needs escaping, so each is its characters in quotes. One string grown piece by
+ * piece (V8 joins the pieces once, when the answer is written), no closure per item.
  */
 function createdText(base: number, now: string, texts: readonly string[], subs: ReadonlyArray<string | null>, plain: boolean): string {
-  const quote = plain ? (t: string) => `"${t}"` : (t: string) => JSON.stringify(t);
   const createdAt = `,"createdAt":${JSON.stringify(now)}}`;
-  const items = new Array<string>(texts.length);
+  let out = '{"content":[';
   for (let i = 0; i < texts.length; i++) {
     const sub = subs[i];
-    items[i] = `{"id":${base + 1 + i},"entry":${quote(texts[i])},"subEntry":${sub === null ? 'null' : quote(sub)}${createdAt}`;
+    const entry = plain ? '"' + texts[i] + '"' : JSON.stringify(texts[i]);
+    const subEntry = sub === null ? 'null' : plain ? '"' + sub + '"' : JSON.stringify(sub);
+    out += (i === 0 ? '{"id":' : ',{"id":') + (base + 1 + i) + ',"entry":' + entry + ',"subEntry":' + subEntry + createdAt;
   }
-  return `{"content":[${items.join(',')}]}`;
+  return out + ']}';
 }
 
 /** One statement per item, in the request's order (a later item sees what an earlier one renamed). */
