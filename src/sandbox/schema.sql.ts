@@ -376,11 +376,15 @@ CREATE TABLE state_meta (
 `;
 
 /**
- * Version 5: word_memories checks scope_type with comparisons instead of an IN list (the same rule). SQLite builds
- * an IN list's lookup table again for every row it tests a CHECK on (a temporary b-tree of the three values): a
- * fifth of the CPU of a 1000-row word-memory insert, and of a seed's. A CHECK cannot be altered, so the table is
- * rebuilt: the same rows and ids, AUTOINCREMENT's counter as it was (the copy's is replaced by it; DROP TABLE removes
- * the old one's sqlite_sequence row, RENAME renames the new one's), the paging index made again.
+ * Version 5, for the CPU of word-memory inserts (a 1000-row create, a seed's million rows), with the same rules:
+ * - scope_type is checked with comparisons instead of an IN list: SQLite builds an IN list's lookup table again for
+ *   every row it tests a CHECK on (a temporary b-tree of the three values), a fifth of such an insert's CPU;
+ * - the unique key is (entry, scope_type, scope_id), the same constraint with the entry first: the entries of a scope
+ *   share its type and id, so each comparison of a key on (scope_type, scope_id, entry) decoded three fields where
+ *   one now decides (a quarter less CPU for the insert). Reads by scope and id use word_memories_page.
+ * A table's constraints cannot be altered, so the table is rebuilt: the same rows and ids, AUTOINCREMENT's counter
+ * as it was (the copy's is replaced by it; DROP TABLE removes the old one's sqlite_sequence row, RENAME renames the
+ * new one's), the paging index made again.
  */
 const WM_SCOPE_CHECK = `CHECK (${WORD_MEMORY_SCOPES.map((v) => `scope_type = '${v}'`).join(' OR ')})`;
 const SCHEMA_V5 = `
@@ -391,7 +395,7 @@ CREATE TABLE word_memories_v5 (
   entry TEXT NOT NULL,
   sub_entry TEXT,
   created_at TEXT NOT NULL,
-  UNIQUE (scope_type, scope_id, entry)
+  UNIQUE (entry, scope_type, scope_id)
 );
 INSERT INTO word_memories_v5 (id, scope_type, scope_id, entry, sub_entry, created_at)
   SELECT id, scope_type, scope_id, entry, sub_entry, created_at FROM word_memories ORDER BY id;

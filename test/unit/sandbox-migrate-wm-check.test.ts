@@ -60,6 +60,9 @@ describe('state version 5: word_memories without an IN-list check', () => {
       expect(db.get("SELECT id FROM word_memories WHERE entry = 'next'")).toEqual({ id: 51 });
       expect(() => db.run("INSERT INTO word_memories (scope_type, scope_id, entry, created_at) VALUES ('team', 's0', 'bad', 't')")).toThrow(/CHECK constraint failed/);
       expect(() => db.run("INSERT INTO word_memories (scope_type, scope_id, entry, created_at) VALUES ('user', 's0', 'next', 't')")).toThrow(/UNIQUE constraint failed/);
+      // The unique key is still the entry within a scope: the same entry in another scope (type or id) is another row.
+      db.run("INSERT INTO word_memories (scope_type, scope_id, entry, created_at) VALUES ('user', 's1', 'next', 't'), ('workspace', 's0', 'next', 't')");
+      expect(db.get("SELECT count(*) AS n FROM word_memories WHERE entry = 'next'")).toEqual({ n: 3 });
     } finally {
       await db.close();
       await fresh.close();
