@@ -133,16 +133,20 @@ function create(ctx: HandlerContext<WmId<'create' | 'createBulk'>>, s: Scope) {
  * The answer to a create whose entries were all made, ids base + 1 … in the request's order: the text
  * JSON.stringify gives for `{content: rows.map(toJson)}`, written directly (1000 objects and their stringify took
  * twice the CPU). `plain`: no text needs escaping, so each is its characters in quotes. One string grown piece by
- * piece (V8 joins the pieces once, when the answer is written), no closure per item.
+ * piece (V8 joins the pieces once, when the answer is written); the common item in four joins.
  */
 function createdText(base: number, now: string, texts: readonly string[], subs: ReadonlyArray<string | null>, plain: boolean): string {
   const createdAt = `,"createdAt":${JSON.stringify(now)}}`;
+  const noSub = `,"subEntry":null${createdAt}`;
+  const closeNoSub = `"${noSub}`;
+  const quote = (t: string) => (plain ? `"${t}"` : JSON.stringify(t));
   let out = '{"content":[';
   for (let i = 0; i < texts.length; i++) {
     const sub = subs[i];
-    const entry = plain ? '"' + texts[i] + '"' : JSON.stringify(texts[i]);
-    const subEntry = sub === null ? 'null' : plain ? '"' + sub + '"' : JSON.stringify(sub);
-    out += (i === 0 ? '{"id":' : ',{"id":') + (base + 1 + i) + ',"entry":' + entry + ',"subEntry":' + subEntry + createdAt;
+    const head = (i === 0 ? '{"id":' : ',{"id":') + (base + 1 + i);
+    // The common item (plain text, no subEntry) in four joins: the entry's closing quote starts its tail.
+    if (plain && sub === null) out += head + ',"entry":"' + texts[i] + closeNoSub;
+    else out += head + ',"entry":' + quote(texts[i]) + (sub === null ? noSub : ',"subEntry":' + quote(sub) + createdAt);
   }
   return out + ']}';
 }
