@@ -15,7 +15,7 @@ import type { RateLimiter } from './ratelimit.js';
 import { loadedValidation, loadValidation, validationIfLoaded } from './validation-load.js';
 import type { RouteSchemas } from './validation.js';
 import { TrieRouter } from 'hono/router/trie-router';
-import { isReply, type Handler, type HandlerMap, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
+import { isReply, JsonText, type Handler, type HandlerMap, type HandlerResult, type Principal, type SandboxRuntime } from './types.js';
 
 export interface AppOptions {
   rt: SandboxRuntime;
@@ -89,7 +89,7 @@ function send(c: Context<Env>, status: number, body: unknown, headers?: Record<s
 /** A JSON answer (or none, for a 204) with the request's `extra` headers, then `headers`. Each answer gets headers of its own. */
 function answer(extra: Record<string, string> | undefined, status: number, body: unknown, headers?: Record<string, string>): Response {
   if (status === 204 || body === undefined) return new Response(null, { status, headers: { ...extra, ...headers } });
-  const text = jsonText(body);
+  const text = body instanceof JsonText ? body.text : jsonText(body);
   const type = 'application/json; charset=utf-8';
   return new Response(text, { status, headers: extra || headers ? { 'content-type': type, ...extra, ...headers } : { 'content-type': type } });
 }

@@ -14,9 +14,13 @@ export type FastBody = (raw: unknown) => unknown;
 const WM_TEXT = LIMITS.wordMemoryText;
 const NO_WHITESPACE = /^\S+$/;
 
-/** What the contract's wmText accepts: a string of 1–63 code points without whitespace. */
+/**
+ * What the contract's wmText accepts: a string of 1–63 code points without whitespace. A string of `length` UTF-16
+ * units has from half of that (all surrogate pairs) to `length` code points, so most need no counting.
+ */
 export function isWordMemoryText(v: unknown): v is string {
   if (typeof v !== 'string' || !NO_WHITESPACE.test(v)) return false;
+  if (v.length <= WM_TEXT.max && Math.ceil(v.length / 2) >= WM_TEXT.min) return true;
   const n = charCount(v);
   return n >= WM_TEXT.min && n <= WM_TEXT.max;
 }

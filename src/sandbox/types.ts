@@ -90,7 +90,16 @@ export interface Reply<B> extends HandlerResult {
  * `reply(...)` for another status or headers, carrying that body or none. A failure is thrown (ApiFailure, http.ts),
  * which gives it the error envelope. A handler answering another shape does not type-check.
  */
-export type Answer<Id extends CanonicalEndpointId> = SuccessBody<Id> | Reply<SuccessBody<Id>>;
+export type Answer<Id extends CanonicalEndpointId> = SuccessBody<Id> | JsonText<SuccessBody<Id>> | Reply<SuccessBody<Id>>;
+
+/**
+ * A success body already written as JSON text, sent as it is: for a large answer that a handler builds as one
+ * string (a 1000-row word-memory create) rather than as objects for JSON.stringify. `B` is the body it encodes.
+ */
+export class JsonText<B> {
+  declare readonly body?: B;
+  constructor(readonly text: string) {}
+}
 export type Handler<Id extends CanonicalEndpointId = CanonicalEndpointId> = (ctx: HandlerContext<Id>) => Answer<Id> | Promise<Answer<Id>>;
 /** A handler for every endpoint of the contract (aliases are served by the handler of the endpoint they stand for). */
 export type Handlers = { [Id in CanonicalEndpointId]: Handler<Id> };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/contract/limits.js';
-import { wmCreateBody } from '../../src/contract/schemas.js';
+import { wmCreateBody, wmText } from '../../src/contract/schemas.js';
 import { seededRandom } from '../../src/sandbox/faults.js';
-import { FAST_BODIES } from '../../src/sandbox/fast-body.js';
+import { FAST_BODIES, isWordMemoryText } from '../../src/sandbox/fast-body.js';
 
 /** The hand-written body checks accept exactly what their schema accepts, and give what its parse gives. */
 
@@ -59,5 +59,23 @@ describe('fast body checks', () => {
     // A valid body of texts at the edges is taken by the fast check.
     const edges = { entries: [{ entry: 'x'.repeat(63) }, { entry: '😀'.repeat(63), subEntry: null }, { entry: 'e\u0301', subEntry: 'Grüße' }] };
     expect(fast(edges)).toStrictEqual(wmCreateBody.parse(edges));
+  });
+
+  it('isWordMemoryText: the verdict of wmText for every length around the limits, in units of one and two UTF-16 code units', () => {
+    const max = LIMITS.wordMemoryText.max;
+    const pieces = ['a', '😀', 'é', 'e\u0301', '\ud800', ' ', '\u00a0'];
+    const rand = seededRandom(7);
+    let checked = 0;
+    for (let units = 0; units <= 2 * max + 3; units++)
+      for (let k = 0; k < 12; k++) {
+        let text = '';
+        while (text.length < units) text += rand() < 0.6 ? 'a' : pieces[Math.floor(rand() * pieces.length)];
+        for (const t of [text, text.slice(0, units)]) {
+          expect(isWordMemoryText(t), JSON.stringify(t)).toBe(wmText.safeParse(t).success);
+          checked++;
+        }
+      }
+    expect(checked).toBeGreaterThan(2000);
+    for (const v of [undefined, null, 3, ['a'], {}]) expect(isWordMemoryText(v)).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import { PAGE_SIZES } from '../../contract/limits.js';
 import { isUserKey, reachesWorkspace } from '../access.js';
 import { conflict, forbidden, keysetPage, notFound } from '../http.js';
 import { WM_OPS, type CanonicalEndpointId, type WordMemoryOp, type WordMemoryScopeKey } from '../../contract/endpoints.js';
-import type { Answer, Handler, HandlerContext } from '../types.js';
+import { JsonText, type Answer, type Handler, type HandlerContext } from '../types.js';
 
 /**
  * Word memories in the user, workspace and organization scopes (decisions.md §3.7). The pipeline has already
@@ -84,13 +84,16 @@ function get(ctx: HandlerContext<WmId<'get'>>, s: Scope) {
  * request's order, and rows that exist are skipped (`ON CONFLICT DO NOTHING`, also for an entry repeated within
  * the request: its first occurrence is created). Ids come from AUTOINCREMENT, so each new row's id is larger than
  * any id the table had before (`BASE_SQL`) and than the rows inserted before it in the statement.
+ * The order is `ORDER BY e.rowid`: json_each numbers its rows in array order and tells the planner its scan
+ * comes in that order, so no sort is made (`ORDER BY e.key` sorted the 1000 rows in a temporary b-tree: a tenth of
+ * the statement's CPU). `WHERE true` keeps the parser from reading ON CONFLICT as a join's ON.
  */
 const CREATE_SQL = `INSERT INTO word_memories (scope_type, scope_id, entry, sub_entry, created_at)
-  SELECT ?1, ?2, e.value ->> '$[0]', e.value ->> '$[1]', ?3 FROM json_each(?4) e WHERE true ORDER BY e.key
+  SELECT ?1, ?2, e.value ->> '$[0]', e.value ->> '$[1]', ?3 FROM json_each(?4) e WHERE true ORDER BY e.rowid
   ON CONFLICT (scope_type, scope_id, entry) DO NOTHING`;
 /** The same for a request without any subEntry: a flat array of the entries (a sixth less CPU than pairs). */
 const CREATE_ENTRIES_SQL = `INSERT INTO word_memories (scope_type, scope_id, entry, sub_entry, created_at)
-  SELECT ?1, ?2, e.value, NULL, ?3 FROM json_each(?4) e WHERE true ORDER BY e.key
+  SELECT ?1, ?2, e.value, NULL, ?3 FROM json_each(?4) e WHERE true ORDER BY e.rowid
   ON CONFLICT (scope_type, scope_id, entry) DO NOTHING`;
 /** The largest id the table has had: the AUTOINCREMENT counter, or the largest id if a row was written past it. */
 const BASE_SQL = `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'word_memories'), 0), coalesce((SELECT max(id) FROM word_memories), 0)) AS base`;
@@ -121,10 +124,31 @@ function create(ctx: HandlerContext<WmId<'create' | 'createBulk'>>, s: Scope) {
     // to its first NUL, so the answer is what a read of the row returns on every Node line (JSON escapes NUL as
     // \u0000; an escaped backslash before "u0000" only costs the read-back).
     if (r.changes !== n || r.lastInsertRowid !== base + n || json.includes('\\u0000')) return { content: db.all<WordMemoryRow>(MADE_SQL, [base]).map(toJson) };
-    const content = new Array<Shape<'wordMemory'>>(n);
-    for (let i = 0; i < n; i++) content[i] = { id: base + 1 + i, entry: texts[i], subEntry: subs[i], createdAt: now };
-    return { content };
+    // JSON has a backslash for every character it escapes: with none in `json`, no text needs escaping.
+    return new JsonText<Shape<'wmCreateResponse'>>(createdText(base, now, texts, subs, !json.includes('\\')));
   });
+}
+
+/**
+ * The answer to a create whose entries were all made, ids base + 1 … in the request's order: the text
+ * JSON.stringify gives for `{content: rows.map(toJson)}`, written directly (1000 objects and their stringify took
+ * twice the CPU). `plain`: no text needs escaping, so each is its characters in quotes. One string grown piece by
+ * piece (V8 joins the pieces once, when the answer is written); the common item in four joins.
+ */
+function createdText(base: number, now: string, texts: readonly string[], subs: ReadonlyArray<string | null>, plain: boolean): string {
+  const createdAt = `,"createdAt":${JSON.stringify(now)}}`;
+  const noSub = `,"subEntry":null${createdAt}`;
+  const closeNoSub = `"${noSub}`;
+  const quote = (t: string) => (plain ? `"${t}"` : JSON.stringify(t));
+  let out = '{"content":[';
+  for (let i = 0; i < texts.length; i++) {
+    const sub = subs[i];
+    const head = (i === 0 ? '{"id":' : ',{"id":') + (base + 1 + i);
+    // The common item (plain text, no subEntry) in four joins: the entry's closing quote starts its tail.
+    if (plain && sub === null) out += head + ',"entry":"' + texts[i] + closeNoSub;
+    else out += head + ',"entry":' + quote(texts[i]) + (sub === null ? noSub : ',"subEntry":' + quote(sub) + createdAt);
+  }
+  return out + ']}';
 }
 
 /** One statement per item, in the request's order (a later item sees what an earlier one renamed). */
