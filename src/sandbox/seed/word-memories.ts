@@ -154,6 +154,8 @@ async function build(parsed: Parsed, file: string, now: string): Promise<WordMem
   let scopes: Array<{ scope: string; id: string }> = [];
   try {
     await buildImage(file, (db) => {
+      // The index built after the rows is sorted with a helper thread too: the start waits for this by then.
+      db.run(`PRAGMA threads = ${SORT_THREADS}`);
       db.bulk((prepare) => insertWordMemories(prepare, parsed.items, parsed.ids, now));
       scopes = db.all<{ scope: string; id: string }>('SELECT DISTINCT scope_type AS scope, scope_id AS id FROM word_memories');
     });
@@ -163,6 +165,9 @@ async function build(parsed: Parsed, file: string, now: string): Promise<WordMem
   }
   return { ok: true, file, count: parsed.items.length, scopes };
 }
+
+/** Threads of SQLite's sorter building the word memories' index (the start's thread is idle by then). */
+const SORT_THREADS = 2;
 
 /** Word memories inserted per statement (6 values each; SQLite allows 32766 parameters). */
 const WORD_MEMORY_ROWS = 64;
@@ -211,9 +216,6 @@ if (!isMainThread && (workerData as Partial<WorkerInput> | undefined)?.kind === 
   const input = workerData as WorkerInput;
   const parsed = parse(input.text);
   parentPort!.once('message', (now: string) => {
-    void build(parsed, input.file, now).then((r) => {
-      parentPort!.postMessage(r);
-      parentPort!.close();
-    });
+    void build(parsed, input.file, now).then((r) => parentPort!.postMessage(r));
   });
 }
