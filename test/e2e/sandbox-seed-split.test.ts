@@ -49,6 +49,7 @@ describe('sandbox start on a big seed', () => {
     const r = await start(seedWith({ scope: 'workspace', scopeId: demoSeed.workspaces![0].guid, entry: 'last' }), cache);
     expect(r.first).toContain('"baseUrl"');
     expect(r.stderr).not.toContain('loading it whole');
+    expect(r.stderr).not.toMatch(/ExperimentalWarning|SQLite is an experimental/); // node:sqlite's warning is filtered in the worker too (Node 22)
     const seeds = join(cache, 'sandbox-seeds');
     const image = readdirSync(seeds).find((f) => f.endsWith('.sqlite'))!;
     expect(readdirSync(seeds).filter((f) => f.includes('.tmp'))).toEqual([]);
