@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { ERROR_CODES, errorEnvelope } from '../contract/errors.js';
@@ -144,7 +144,10 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const stateHeld = opts.stateFile !== undefined && existsSync(opts.stateFile) && statSync(opts.stateFile).size > 0;
   // Seed loading (and its zod schema) is imported only when a seed is loaded: the demo seed starts from its image.
   const seeding = () => import('./seed/load.js');
-  const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await (await import('./seed/cache.js')).seedCache(opts.seedFile, opts.seedCacheDir, { splitMinChars: opts.seedSplitMinChars }) : undefined;
+  const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await (await import('./seed/cache.js')).seedCache(opts.seedFile, opts.seedCacheDir, {
+          // On one core, building the word memories apart only adds the copy.
+          splitMinChars: opts.seedSplitMinChars ?? (availableParallelism() > 1 ? undefined : Number.POSITIVE_INFINITY),
+        }) : undefined;
   const seedRead = opts.seedFile && !cache ? seeding().then((s) => s.readSeedFile(opts.seedFile!)) : undefined;
   seedRead?.catch(() => {});
   const seedSource = opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed';
