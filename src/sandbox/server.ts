@@ -144,10 +144,9 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const stateHeld = opts.stateFile !== undefined && existsSync(opts.stateFile) && statSync(opts.stateFile).size > 0;
   // Seed loading (and its zod schema) is imported only when a seed is loaded: the demo seed starts from its image.
   const seeding = () => import('./seed/load.js');
-  const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await (await import('./seed/cache.js')).seedCache(opts.seedFile, opts.seedCacheDir, {
-          // On one core, building the word memories apart only adds the copy.
-          splitMinChars: opts.seedSplitMinChars ?? (availableParallelism() > 1 ? undefined : Number.POSITIVE_INFINITY),
-        }) : undefined;
+  // A big seed's word memories are built apart (seed/word-memories.ts), on a second core: on one, that only adds the copy.
+  const splitMinChars = opts.seedSplitMinChars ?? (availableParallelism() > 1 ? undefined : Number.POSITIVE_INFINITY);
+  const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await (await import('./seed/cache.js')).seedCache(opts.seedFile, opts.seedCacheDir, { splitMinChars }) : undefined;
   const seedRead = opts.seedFile && !cache ? seeding().then((s) => s.readSeedFile(opts.seedFile!)) : undefined;
   seedRead?.catch(() => {});
   const seedSource = opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed';
