@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { ERROR_CODES, errorEnvelope } from '../contract/errors.js';
@@ -53,6 +53,8 @@ export interface SandboxOptions {
   controlToken?: string;
   /** Where built seed databases are cached by the seed file's content (seed/cache.ts); none: no cache (`--no-seed-cache`). */
   seedCacheDir?: string;
+  /** Tests: split a seed at its word memories from this size of their text on (seed/word-memories.ts; default 1 Mi chars). */
+  seedSplitMinChars?: number;
 }
 
 export interface RunningSandbox {
@@ -142,7 +144,9 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const stateHeld = opts.stateFile !== undefined && existsSync(opts.stateFile) && statSync(opts.stateFile).size > 0;
   // Seed loading (and its zod schema) is imported only when a seed is loaded: the demo seed starts from its image.
   const seeding = () => import('./seed/load.js');
-  const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await (await import('./seed/cache.js')).seedCache(opts.seedFile, opts.seedCacheDir) : undefined;
+  // A big seed's word memories are built apart (seed/word-memories.ts), on a second core: on one, that only adds the copy.
+  const splitMinChars = opts.seedSplitMinChars ?? (availableParallelism() > 1 ? undefined : Number.POSITIVE_INFINITY);
+  const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await (await import('./seed/cache.js')).seedCache(opts.seedFile, opts.seedCacheDir, { splitMinChars }) : undefined;
   const seedRead = opts.seedFile && !cache ? seeding().then((s) => s.readSeedFile(opts.seedFile!)) : undefined;
   seedRead?.catch(() => {});
   const seedSource = opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed';
@@ -155,15 +159,30 @@ export async function prepareSandbox(opts: SandboxOptions) {
   };
   // A seed not in the cache yet is loaded straight into its cache entry, which is then opened as a cached one.
   let built = false;
-  const loadSeed = cache?.seed !== undefined ? (await seeding()).loadSeed : undefined;
-  const image =
-    cache?.seed !== undefined && loadSeed
-      ? await cache.build((db) => {
-          keys = loadSeed(db, cache.seed, seedSource).keys;
-          checkSeedEndpoints(db);
-          built = true;
-        })
-      : cache?.image;
+  const loading = cache?.seed !== undefined || cache?.split ? await seeding() : undefined;
+  const buildWhole = (seed: unknown) =>
+    cache!.build((db) => {
+      keys = loading!.loadSeed(db, seed, seedSource).keys;
+      checkSeedEndpoints(db);
+      built = true;
+    });
+  // A big seed split at its word memories (seed/word-memories.ts); loaded whole when that cannot vouch for it.
+  const buildSplit = async (split: NonNullable<typeof cache>['split'] & {}) => {
+    try {
+      return await cache!.build(async (db) => {
+        keys = (await loading!.loadSplitSeed(db, split.head, split.wordMemories, seedSource)).keys;
+        checkSeedEndpoints(db);
+        built = true;
+      });
+    } catch (e) {
+      if (!(e instanceof loading!.LoadWhole)) throw e;
+      if (opts.verbose) log(`sandbox: ${seedSource}: loading it whole (its word memories apart: ${(e as Error).message})`);
+      return await buildWhole(split.whole());
+    } finally {
+      await split.wordMemories.cancel();
+    }
+  };
+  const image = cache?.split && loading ? await buildSplit(cache.split) : cache?.seed !== undefined && loading ? await buildWhole(cache.seed) : cache?.image;
   const db = await openDatabase({
     stateFile: opts.stateFile,
     log,

@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { buildImage, type Db } from '../db.js';
 import { SCHEMA_VERSION } from '../schema.sql.js';
 import { parseSeedText } from './load.js';
+import { buildWordMemories, splitWordMemories, type WordMemoriesBuild } from './word-memories.js';
 
 /**
  * Built seed databases, cached by the seed file's content (`sandbox start --seed FILE`; `--no-seed-cache` skips
@@ -24,8 +25,13 @@ export interface SeedCacheEntry {
   image?: string;
   /** The seed's key secrets by key id (a cached entry), to print the keys as a first start does. */
   secrets?: Map<string, string>;
-  /** The seed file, parsed (when it is not cached). */
+  /** The seed file, parsed (when it is not cached, and not split). */
   seed?: unknown;
+  /**
+   * A big seed not cached yet, split at its word memories (word-memories.ts): the rest parsed, the word memories
+   * being built. `whole()` parses the whole file, to load it as `seed` when the split one is not vouched for.
+   */
+  split?: { head: unknown; wordMemories: WordMemoriesBuild; whole(): unknown };
   /**
    * Build the database of `seed` in the cache (`load` fills it) and return its file, to open as a cached start
    * does. Written under a temporary name, renamed into place once complete: a start that fails or dies on the
@@ -44,7 +50,7 @@ interface Sidecar {
 const seedHash = (bytes: Buffer) => createHash('sha256').update(`notevox-seed-cache/${SCHEMA_VERSION}\n`).update(bytes).digest('hex').slice(0, 40);
 
 /** Look the seed file up in the cache directory; `undefined` when it cannot be read (the ordinary path names the problem). */
-export async function seedCache(seedFile: string, dir: string): Promise<SeedCacheEntry | undefined> {
+export async function seedCache(seedFile: string, dir: string, opts: { splitMinChars?: number } = {}): Promise<SeedCacheEntry | undefined> {
   const statFile = join(dir, `${createHash('sha256').update(resolve(seedFile)).digest('hex').slice(0, 40)}.stat.json`);
   const stamp = fileStamp(seedFile);
   const known = stamp ? cachedByStamp(seedFile, dir, statFile, stamp) : undefined;
@@ -73,18 +79,21 @@ export async function seedCache(seedFile: string, dir: string): Promise<SeedCach
     // not cached yet (or a damaged entry): the start loads the seed into a new entry
   }
   const text = bytes.toString('utf8');
-  const seed = parseSeedText(text, seedFile);
+  const tmp = `${image}.${process.pid}.tmp`;
+  const split = splitSeed(text, seedFile, `${tmp}-word-memories`, dir, opts.splitMinChars);
+  const seed = split ? undefined : parseSeedText(text, seedFile);
+  const apiKeys = () => ((split?.head ?? seed) as { apiKeys?: unknown }).apiKeys;
   return {
     seed,
+    split,
     async build(load) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const tmp = `${image}.${process.pid}.tmp`;
       removeOrphans(dir, `${hash}.sqlite.`);
       rmSync(tmp, { force: true });
       await buildImage(tmp, load);
       try {
         renameSync(tmp, image);
-        const sidecar: Sidecar = { format: 1, apiKeys: locateApiKeys(text, (seed as { apiKeys?: unknown }).apiKeys) };
+        const sidecar: Sidecar = { format: 1, apiKeys: locateApiKeys(text, apiKeys()) };
         writeFileSync(`${sidecarFile}.tmp`, JSON.stringify(sidecar), { mode: 0o600 });
         renameSync(`${sidecarFile}.tmp`, sidecarFile);
       } catch (e) {
@@ -95,6 +104,26 @@ export async function seedCache(seedFile: string, dir: string): Promise<SeedCach
       return image;
     },
   };
+}
+
+/**
+ * The seed's text split at a big wordMemories array, its word memories building (in `file`) while the rest is
+ * parsed; undefined when it has none, or when the rest does not parse (parsing the whole text then says why).
+ */
+function splitSeed(text: string, seedFile: string, file: string, dir: string, minChars?: number): SeedCacheEntry['split'] {
+  const parts = splitWordMemories(text, minChars);
+  if (!parts) return undefined;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  rmSync(file, { force: true });
+  const wordMemories = buildWordMemories(parts.wordMemories, file);
+  let head: unknown;
+  try {
+    head = parseSeedText(parts.head, seedFile);
+  } catch {
+    void wordMemories.cancel();
+    return undefined;
+  }
+  return { head, wordMemories, whole: () => parseSeedText(text, seedFile) };
 }
 
 /** Temporary files of builds (`<prefix><pid>.tmp…`) whose process is gone: it was killed on the way. */

@@ -8,12 +8,12 @@ import type { TableName } from '../schema.sql.js';
 import { WEB_APP_URL } from '../serialize.js';
 import { analyze, liveSpecOf, type SeedIndex } from './checks.js';
 import { RECORDING_SOURCE_TYPES, type NoteSeed, type Seed } from './schema.js';
+import { assignIds, insertWordMemories, SPLIT_MARK, type WordMemoriesBuild } from './word-memories.js';
+import { isRecord } from '../../io/values.js';
 
 /** The seed loader: reads a seed file, validates it (schema.ts, checks.ts) and inserts it in one transaction. */
 
 const DEFAULT_TRANSCRIBE_LOCALE = 'en_US';
-/** Word memories inserted per statement (6 values each; SQLite allows 32766 parameters). */
-const WORD_MEMORY_ROWS = 64;
 /** Fixed seed of the random source for generated uuids and share ids, so a seed always loads the same. */
 const LOADER_RANDOM_SEED = 0x5eed;
 
@@ -40,14 +40,6 @@ const later = (a: string, b: string) => (Date.parse(a) >= Date.parse(b) ? a : b)
 /** Speaking time (2.5 words a second, at least 2 s) used when a paragraph gives no duration. */
 const spokenSeconds = (s: string) => Math.max(2, Math.ceil(s.split(/\s+/).length / 2.5));
 
-/** Give items without an id the next ids after the largest explicit one. */
-function assignIds<T extends { id?: number }>(items: T[]): number[] {
-  // A loop, not Math.max(...ids): a million arguments overflow the stack.
-  let next = 1;
-  for (const i of items) if (i.id !== undefined && i.id >= next) next = i.id + 1;
-  return items.map((i) => i.id ?? next++);
-}
-
 class Loader {
   readonly counts: Partial<Record<TableName, number>> = {};
   private readonly rand: RandomSource = seededRandom(LOADER_RANDOM_SEED);
@@ -60,6 +52,10 @@ class Loader {
     private readonly ix: SeedIndex,
     private readonly now: string,
   ) {}
+
+  get index(): SeedIndex {
+    return this.ix;
+  }
 
   /**
    * One prepared INSERT per table and column list, reused for every row (bound from an array, stepped,
@@ -118,45 +114,10 @@ class Loader {
     return keys;
   }
 
-  /**
-   * Word memories, the biggest table of a big seed: WORD_MEMORY_ROWS rows per statement (bound from one
-   * array), the rest one by one. Measured (in sql.js, before node:sqlite) on 300k rows: about 15 % less CPU than a statement per row,
-   * whose fixed cost (bind, step, reset and SQLite's statement start and AUTOINCREMENT bookkeeping) is then
-   * paid once per batch. Same rows, same order, same ids.
-   */
+  /** Word memories, the biggest table of a big seed (many rows per statement: insertWordMemories). */
   private wordMemories() {
     const items = this.ix.seed.wordMemories;
-    const ids = assignIds(items);
-    const columns = ['id', 'scope_type', 'scope_id', 'entry', 'sub_entry', 'created_at'];
-    const tuple = `(${columns.map(() => '?').join(', ')})`;
-    const insert = (rows: number) => this.prepare!(`INSERT INTO word_memories (${columns.join(', ')}) VALUES ${Array.from({ length: rows }, () => tuple).join(', ')}`);
-    /** Item r's values into `values` from position `at`, in the order of `columns`. */
-    const put = (values: unknown[], at: number, r: number) => {
-      const w = items[r];
-      values[at] = ids[r];
-      values[at + 1] = w.scope;
-      values[at + 2] = w.scopeId;
-      values[at + 3] = w.entry;
-      values[at + 4] = w.subEntry;
-      values[at + 5] = this.at(w.createdAt);
-    };
-    let i = 0;
-    if (items.length >= WORD_MEMORY_ROWS) {
-      const batch = insert(WORD_MEMORY_ROWS);
-      const values = new Array<unknown>(WORD_MEMORY_ROWS * columns.length);
-      for (; i + WORD_MEMORY_ROWS <= items.length; i += WORD_MEMORY_ROWS) {
-        for (let r = 0; r < WORD_MEMORY_ROWS; r++) put(values, r * columns.length, i + r);
-        batch(values);
-      }
-    }
-    if (i < items.length) {
-      const one = insert(1);
-      const values = new Array<unknown>(columns.length);
-      for (; i < items.length; i++) {
-        put(values, 0, i);
-        one(values);
-      }
-    }
+    insertWordMemories(this.prepare!, items, assignIds(items), this.now);
     this.counts.word_memories = (this.counts.word_memories ?? 0) + items.length;
   }
 
@@ -338,6 +299,48 @@ export function loadSeed(db: Db, input: unknown, source?: string): SeedSummary {
     if (/UNIQUE constraint failed: word_memories\./.test((e as Error).message)) analyze(input, source, { wordMemoryEntries: true });
     throw e;
   }
+  return { keys, counts: loader.counts };
+}
+
+/** A split seed (word-memories.ts) that is not vouched for: it is to be loaded whole (loadSeed), which names its problems. */
+export class LoadWhole extends Error {
+  override name = 'LoadWhole';
+}
+
+/**
+ * Load a seed split by splitWordMemories: `head`, the seed's parsed text without its word memories, here, while
+ * `wordMemories` builds them; then their table is copied in (SQLite's transfer of a whole table, its indexes with
+ * it). Throws LoadWhole for anything not vouched for (nothing is then reported from here: loading the seed whole
+ * reports it, exactly as a start always has); `db` is then to be discarded.
+ */
+export async function loadSplitSeed(db: Db, head: unknown, wordMemories: WordMemoriesBuild, source?: string): Promise<SeedSummary> {
+  if (!isRecord(head) || head.wordMemories !== SPLIT_MARK) throw new LoadWhole('the wordMemories array was not the top-level one');
+  let loader: Loader;
+  let keys: SeededKey[];
+  try {
+    const { seed, index } = analyze({ ...head, wordMemories: [] }, source);
+    const now = seed.now ? iso(seed.now) : new Date().toISOString();
+    wordMemories.start(now);
+    loader = new Loader(index, now);
+    keys = db.bulk((prepare) => loader.load(prepare));
+  } catch (e) {
+    throw new LoadWhole((e as Error).message);
+  }
+  const built = await wordMemories.result();
+  if (!built.ok) throw new LoadWhole(built.why);
+  const { organizations, workspaces, users } = loader.index;
+  for (const s of built.scopes) {
+    const known = s.scope === 'user' ? /^\d+$/.test(s.id) && users.has(Number(s.id)) : s.scope === 'workspace' ? workspaces.has(s.id) : organizations.has(s.id);
+    if (!known) throw new LoadWhole(`unknown ${s.scope} ${s.id}`);
+  }
+  db.run('ATTACH DATABASE ? AS nvx_seed_word_memories', [built.file]);
+  try {
+    // `SELECT *` of a table of the same definition into an empty one: SQLite copies the records (the transfer optimization).
+    db.tx(() => db.run('INSERT INTO main.word_memories SELECT * FROM nvx_seed_word_memories.word_memories'));
+  } finally {
+    db.run('DETACH DATABASE nvx_seed_word_memories');
+  }
+  loader.counts.word_memories = built.count;
   return { keys, counts: loader.counts };
 }
 

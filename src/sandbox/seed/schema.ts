@@ -263,6 +263,11 @@ export function parseSeed(input: unknown): { success: true; data: Seed } | { suc
   return { success: true, data: { ...rest.data, notes, wordMemories } };
 }
 
+/** A seed's wordMemories array as the seed schema gives it, or undefined when it is not an array or an item is invalid. */
+export function parseWordMemories(input: unknown): Seed['wordMemories'] | undefined {
+  return Array.isArray(input) ? fastItems(input, fastWordMemory, wordMemorySchema) : undefined;
+}
+
 /** Each item checked by `fast` (undefined: not vouched for) or else by `schema`; undefined when an item is invalid. */
 function fastItems<T>(items: unknown[], fast: (item: unknown) => T | undefined, schema: z.ZodType<T>): T[] | undefined {
   const out = new Array<T>(items.length);

@@ -1,0 +1,221 @@
+import { rmSync } from 'node:fs';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { buildImage } from '../db.js';
+import { parseWordMemories, type Seed } from './schema.js';
+
+/**
+ * The word memories of a big seed, built on the other core while the start loads the rest of the seed.
+ *
+ * They are most of a big seed (1M of its 1.4M rows, 60 of its 78 MB) and what costs most to insert (a UNIQUE index
+ * updated row by row, another index built after). So the seed file's text is split where its top-level
+ * `wordMemories` array lies (splitWordMemories): the start parses and loads the rest while a worker thread parses,
+ * checks and inserts the word memories into a database file of their own, with the same schema; the start then
+ * copies that table into the seed's database with one `INSERT INTO … SELECT * FROM …`, which SQLite does by copying
+ * the table's and each index's records in order (its transfer optimization), not by inserting row by row.
+ *
+ * Nothing of this decides what a seed means or which problems it has: the worker vouches only for an array whose
+ * every item the seed schema accepts, whose ids are unique (the table's primary key) and whose entries are unique
+ * in their scope (its UNIQUE index); the start checks that each scope names a known user, workspace or
+ * organization. For anything else (a split that does not parse, any problem, a worker that fails), the seed is
+ * parsed and loaded whole as before (load.ts), which reports every problem as it always did.
+ */
+
+/** A seed whose wordMemories array text is at least this long is split (below that the worker costs more than it saves). */
+export const SPLIT_MIN_CHARS = 1 << 20;
+
+export interface SplitSeedText {
+  /** The seed's text with its top-level wordMemories array replaced by `0`. */
+  head: string;
+  /** The text of that array. */
+  wordMemories: string;
+}
+
+/** The value the array is replaced with in `head`: a seed never has it there, so finding it shows the split was at the top level. */
+export const SPLIT_MARK = 0;
+
+/** A top-level key of the seed format (what may follow the wordMemories array). */
+const AFTER_ARRAY = /\](?=\s*(?:,\s*"[A-Za-z]+"\s*:|\}\s*$))/g;
+
+/**
+ * Split a seed file's text at its wordMemories array, or undefined (no such array, or a small one). The split is
+ * a guess, made without parsing: the last `"wordMemories": [` to the first `]` after it that a top-level key or
+ * the end of the object follows. A wrong guess does not parse: a cut inside a string leaves the array's text
+ * unterminated, one at a nested array's end leaves its brackets unbalanced, one past the array's end leaves text
+ * after it; and a key found elsewhere than at the top level leaves `head` without the mark at its top-level key.
+ */
+export function splitWordMemories(text: string, minChars = SPLIT_MIN_CHARS): SplitSeedText | undefined {
+  let key = text.lastIndexOf('"wordMemories"');
+  let start = -1;
+  while (key >= 0 && start < 0) {
+    let i = key + 14;
+    while (isSpace(text.charCodeAt(i))) i++;
+    if (text[i] === ':') {
+      i++;
+      while (isSpace(text.charCodeAt(i))) i++;
+      if (text[i] === '[') start = i;
+    }
+    if (start < 0) key = key > 0 ? text.lastIndexOf('"wordMemories"', key - 1) : -1;
+  }
+  if (start < 0) return undefined;
+  AFTER_ARRAY.lastIndex = start;
+  const end = AFTER_ARRAY.exec(text)?.index;
+  if (end === undefined || end + 1 - start < minChars) return undefined;
+  return { head: `${text.slice(0, start)}${SPLIT_MARK}${text.slice(end + 1)}`, wordMemories: text.slice(start, end + 1) };
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** What the build of the word memories found. */
+export type WordMemoriesResult =
+  | { ok: true; file: string; count: number; scopes: Array<{ scope: string; id: string }> }
+  /** Not vouched for: the seed is to be loaded whole (which names the problem, if it has one). */
+  | { ok: false; why: string };
+
+export interface WordMemoriesBuild {
+  /** The instant of the word memories without createdAt (the seed's `now`, known once the rest is parsed). */
+  start(now: string): void;
+  result(): Promise<WordMemoriesResult>;
+  /** Stop the build (if it runs) and remove its file. */
+  cancel(): Promise<void>;
+}
+
+const WORKER_KIND = 'notevox-seed-word-memories';
+
+interface WorkerInput {
+  kind: typeof WORKER_KIND;
+  text: string;
+  file: string;
+}
+
+/**
+ * Parse, check and insert the word memories of `text` (a JSON array) into a new database file `file`, in a worker
+ * thread where this module runs as a file of the bundle; from the sources (tests), in this thread when `result()`
+ * is asked for.
+ */
+export function buildWordMemories(text: string, file: string): WordMemoriesBuild {
+  const url = new URL(import.meta.url);
+  if (!url.pathname.endsWith('.js')) return inThisThread(text, file);
+  let worker: Worker;
+  try {
+    worker = new Worker(url, { workerData: { kind: WORKER_KIND, text, file } satisfies WorkerInput, stdout: false, stderr: false });
+  } catch (e) {
+    return inThisThread(text, file, `no worker thread: ${(e as Error).message}`);
+  }
+  const done = new Promise<WordMemoriesResult>((resolve) => {
+    worker.once('message', (r: WordMemoriesResult) => resolve(r));
+    worker.once('error', (e) => resolve({ ok: false, why: `the worker failed: ${e.message}` }));
+    worker.once('exit', (code) => resolve({ ok: false, why: `the worker exited with ${code}` }));
+  });
+  return {
+    start: (now) => worker.postMessage(now),
+    result: () => done,
+    async cancel() {
+      await worker.terminate();
+      rmSync(file, { force: true });
+    },
+  };
+}
+
+function inThisThread(text: string, file: string, unavailable?: string): WordMemoriesBuild {
+  let now: string | undefined;
+  let done: Promise<WordMemoriesResult> | undefined;
+  return {
+    start: (n) => (now = n),
+    result: () => (done ??= unavailable ? Promise.resolve({ ok: false, why: unavailable }) : build(parse(text), file, now!)),
+    async cancel() {
+      rmSync(file, { force: true });
+    },
+  };
+}
+
+type Parsed = { items: Seed['wordMemories']; ids: number[] } | { why: string };
+
+function parse(text: string): Parsed {
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch (e) {
+    return { why: `not JSON: ${(e as Error).message}` };
+  }
+  const items = parseWordMemories(input);
+  return items ? { items, ids: assignIds(items) } : { why: 'an item the schema refuses' };
+}
+
+/** Give items without an id the next ids after the largest explicit one (as load.ts does). */
+export function assignIds<T extends { id?: number }>(items: T[]): number[] {
+  // A loop, not Math.max(...ids): a million arguments overflow the stack.
+  let next = 1;
+  for (const i of items) if (i.id !== undefined && i.id >= next) next = i.id + 1;
+  return items.map((i) => i.id ?? next++);
+}
+
+async function build(parsed: Parsed, file: string, now: string): Promise<WordMemoriesResult> {
+  if ('why' in parsed) return { ok: false, why: parsed.why };
+  let scopes: Array<{ scope: string; id: string }> = [];
+  try {
+    await buildImage(file, (db) => {
+      // The index built after the rows is sorted with a helper thread too: the start waits for this by then.
+      db.run(`PRAGMA threads = ${SORT_THREADS}`);
+      db.bulk((prepare) => insertWordMemories(prepare, parsed.items, parsed.ids, now));
+      scopes = db.all<{ scope: string; id: string }>('SELECT DISTINCT scope_type AS scope, scope_id AS id FROM word_memories');
+    });
+  } catch (e) {
+    // a duplicate id or entry (the table's constraints), or the file system: the whole seed is loaded again
+    return { ok: false, why: (e as Error).message };
+  }
+  return { ok: true, file, count: parsed.items.length, scopes };
+}
+
+/** Threads of SQLite's sorter building the word memories' index (the start's thread is idle by then). */
+const SORT_THREADS = 2;
+
+/** Word memories inserted per statement (6 values each; SQLite allows 32766 parameters). */
+const WORD_MEMORY_ROWS = 64;
+
+/**
+ * Insert word memories: WORD_MEMORY_ROWS rows per statement (bound from one array), the rest one by one. Measured
+ * (in sql.js, before node:sqlite) on 300k rows: about 15 % less CPU than a statement per row, whose fixed cost
+ * (bind, step, reset and SQLite's statement start and AUTOINCREMENT bookkeeping) is then paid once per batch.
+ * `now`: the createdAt of those without one.
+ */
+export function insertWordMemories(prepare: (sql: string) => (values: readonly unknown[]) => void, items: Seed['wordMemories'], ids: number[], now: string): void {
+  const columns = ['id', 'scope_type', 'scope_id', 'entry', 'sub_entry', 'created_at'];
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const insert = (rows: number) => prepare(`INSERT INTO word_memories (${columns.join(', ')}) VALUES ${Array.from({ length: rows }, () => tuple).join(', ')}`);
+  /** Item r's values into `values` from position `at`, in the order of `columns`. */
+  const put = (values: unknown[], at: number, r: number) => {
+    const w = items[r];
+    values[at] = ids[r];
+    values[at + 1] = w.scope;
+    values[at + 2] = w.scopeId;
+    values[at + 3] = w.entry;
+    values[at + 4] = w.subEntry;
+    values[at + 5] = w.createdAt ? new Date(w.createdAt).toISOString() : now;
+  };
+  let i = 0;
+  if (items.length >= WORD_MEMORY_ROWS) {
+    const batch = insert(WORD_MEMORY_ROWS);
+    const values = new Array<unknown>(WORD_MEMORY_ROWS * columns.length);
+    for (; i + WORD_MEMORY_ROWS <= items.length; i += WORD_MEMORY_ROWS) {
+      for (let r = 0; r < WORD_MEMORY_ROWS; r++) put(values, r * columns.length, i + r);
+      batch(values);
+    }
+  }
+  if (i < items.length) {
+    const one = insert(1);
+    const values = new Array<unknown>(columns.length);
+    for (; i < items.length; i++) {
+      put(values, 0, i);
+      one(values);
+    }
+  }
+}
+
+// In a worker thread started by buildWordMemories: parse and check at once, build once the start sends `now`.
+if (!isMainThread && (workerData as Partial<WorkerInput> | undefined)?.kind === WORKER_KIND) {
+  const input = workerData as WorkerInput;
+  const parsed = parse(input.text);
+  parentPort!.once('message', (now: string) => {
+    void build(parsed, input.file, now).then((r) => parentPort!.postMessage(r));
+  });
+}

@@ -1,0 +1,124 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { demoSeed } from '../../src/sandbox/demo-seed.js';
+import { prepareSandbox } from '../../src/sandbox/server.js';
+import { SPLIT_MARK, splitWordMemories } from '../../src/sandbox/seed/word-memories.js';
+
+/**
+ * A big seed is split at its word memories (seed/word-memories.ts): they are built apart (a worker thread in the
+ * built CLI, this thread from the sources) and their table copied in. The result, and every error, must be what
+ * loading the seed whole gives. `seedSplitMinChars` makes small seeds split here.
+ */
+
+let dir: string;
+/** What the last start logged (verbose). */
+let logged: string[] = [];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'notevox-seed-split-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const wordMemories = (n: number) =>
+  Array.from({ length: n }, (_, j) => ({
+    scope: j % 3 === 0 ? 'workspace' : 'user',
+    scopeId: j % 3 === 0 ? demoSeed.workspaces![0].guid : demoSeed.users![0].id,
+    entry: `entry-${j}-]}`,
+    ...(j % 4 === 0 ? { subEntry: `sub"${j}"],"wiki":{` } : {}),
+    ...(j % 5 === 0 ? { createdAt: '2026-02-03T04:05:06+01:00' } : {}),
+    ...(j % 7 === 0 ? { id: 100_000 + j } : {}),
+  }));
+
+/** Start on `seed` (its text: JSON, pretty when `pretty`) with the cache, split or not; the rows, or the error. */
+async function rows(seed: unknown, split: boolean, pretty = false) {
+  const file = join(dir, `seed-${split}.json`);
+  writeFileSync(file, typeof seed === 'string' ? seed : JSON.stringify(seed, null, pretty ? 2 : undefined));
+  const cache = join(dir, `cache-${split}`);
+  logged = [];
+  let sb: Awaited<ReturnType<typeof prepareSandbox>>;
+  try {
+    sb = await prepareSandbox({ seedFile: file, seedCacheDir: cache, seedSplitMinChars: split ? 0 : Number.MAX_SAFE_INTEGER, rateLimit: '0', verbose: true, log: (l) => logged.push(l) });
+  } catch (e) {
+    // no entry and no temporary file is left by a start that fails
+    expect(existsSync(cache) ? readdirSync(cache).filter((f) => f.endsWith('.sqlite') || f.includes('.tmp')) : []).toEqual([]);
+    return { error: (e as Error).message.replaceAll(file, 'SEED') };
+  }
+  try {
+    expect(readdirSync(cache).filter((f) => f.includes('.tmp'))).toEqual([]);
+    return {
+      keys: sb.keys.map((k) => k.id),
+      wordMemories: sb.db.all('SELECT * FROM word_memories ORDER BY id'),
+      notes: sb.db.all('SELECT * FROM notes ORDER BY rowid'),
+      sequence: sb.db.all('SELECT * FROM sqlite_sequence ORDER BY name'),
+      indexes: sb.db.all("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'word_memories' ORDER BY name"),
+      integrity: sb.db.get('PRAGMA integrity_check'),
+    };
+  } finally {
+    await sb.shutdown();
+  }
+}
+
+describe('a seed split at its word memories', () => {
+  it('loads what loading it whole loads: the same rows, ids, times, sequence and indexes', async () => {
+    const seed = { ...demoSeed, now: '2026-06-01T00:00:00Z', wordMemories: wordMemories(300) };
+    for (const pretty of [false, true]) {
+      const whole = await rows(seed, false, pretty);
+      expect(whole.error).toBeUndefined();
+      expect(whole.wordMemories).toHaveLength(300);
+      expect(await rows(seed, true, pretty)).toEqual(whole);
+      expect(logged.filter((l) => /loading it whole/.test(l))).toEqual([]); // the split one was not loaded whole
+    }
+  });
+
+  it('reports every problem exactly as loading it whole does', async () => {
+    const good = wordMemories(40);
+    const userId = demoSeed.users![0].id;
+    const cases: unknown[] = [
+      { ...demoSeed, wordMemories: [...good, { scope: 'user', scopeId: userId, entry: good[1].entry }] }, // duplicate entry in a scope
+      { ...demoSeed, wordMemories: [...good, { id: good[0].id ?? 100_000, scope: 'user', scopeId: userId, entry: 'another' }] }, // duplicate id
+      { ...demoSeed, wordMemories: [...good, { scope: 'user', scopeId: 999, entry: 'x' }] }, // unknown user
+      { ...demoSeed, wordMemories: [...good, { scope: 'organization', scopeId: 'org_nope', entry: 'x' }] }, // unknown organization
+      { ...demoSeed, wordMemories: [...good, { scope: 'team', scopeId: userId, entry: 'x' }] }, // not in the schema
+      { ...demoSeed, wordMemories: [...good, { scope: 'user', scopeId: userId, entry: 'x', extra: 1 }] },
+      { ...demoSeed, wordMemories: { not: 'an array' } }, // not split
+      { ...demoSeed, notes: [{ guid: 'bad' }], wordMemories: [...good, { scope: 'user', scopeId: 999, entry: 'x' }] }, // problems on both sides
+      { ...demoSeed, wiki: { pages: [], wordMemories: [] }, wordMemories: good }, // the key found last is not the top-level one: not split
+      { ...demoSeed, wordMemories: good, wiki: { wordMemories: [], pages: [] } }, // split there, then found not to be the top-level one
+      { ...demoSeed, webhookEndpoints: [{ id: 'e1', url: 'https://203.0.113.9/hook', secret: 'whsec_0123456789abcdef0123' }], wordMemories: good }, // refused by this start
+    ];
+    for (const seed of cases) {
+      const whole = await rows(seed, false);
+      expect(whole).toHaveProperty('error');
+      expect(await rows(seed, true)).toEqual(whole);
+      // loaded whole after the split one was not vouched for; not split, or refused by this start: as ever
+      const notSplit = [6, 8, 10].includes(cases.indexOf(seed));
+      expect(logged.filter((l) => /loading it whole/.test(l)), `case ${cases.indexOf(seed)}`).toHaveLength(notSplit ? 0 : 1);
+    }
+    // Text that is not JSON, whether the cut falls in the array or not.
+    const text = JSON.stringify({ ...demoSeed, wordMemories: good });
+    for (const broken of [text.replace('"entry-3-]}"', '"entry-3-]}'), text.slice(0, -1), text.replace('"organizations"', '"organizations" x')]) {
+      const whole = await rows(broken, false);
+      expect(whole).toHaveProperty('error');
+      expect(await rows(broken, true)).toEqual(whole);
+    }
+  });
+});
+
+describe('splitWordMemories', () => {
+  it('cuts the last top-level wordMemories array out of the text, leaving the mark in its place', () => {
+    const seed = { organizations: [{ id: 'o', name: 'O' }], wordMemories: wordMemories(5), wiki: { pages: [] } };
+    for (const text of [JSON.stringify(seed), JSON.stringify(seed, null, 2), `\uFEFF${JSON.stringify(seed, null, '\t')}\n`]) {
+      const split = splitWordMemories(text, 0)!;
+      expect(JSON.parse(split.wordMemories)).toEqual(seed.wordMemories);
+      expect(JSON.parse(split.head.replace(/^\uFEFF/, ''))).toEqual({ ...seed, wordMemories: SPLIT_MARK });
+    }
+  });
+
+  it('leaves small arrays and seeds without one whole', () => {
+    const text = JSON.stringify({ organizations: [], wordMemories: wordMemories(5) });
+    expect(splitWordMemories(text, text.length)).toBeUndefined();
+    expect(splitWordMemories(JSON.stringify({ organizations: [] }), 0)).toBeUndefined();
+    expect(splitWordMemories('{"wordMemories": 3}', 0)).toBeUndefined();
+  });
+});
