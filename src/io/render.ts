@@ -15,14 +15,18 @@ export interface ListWriter<Row extends object = object> {
   end(): void;
 }
 
-/** csv-stringify and JMESPath are loaded on first use (synchronously: callers do not await rendering). */
-const requirePackage = createRequire(import.meta.url);
+/**
+ * csv-stringify and JMESPath are loaded on first use (synchronously: callers do not await rendering), through a
+ * require function made then too (JSON output needs neither: see io/text.ts).
+ */
+let requirePackage: NodeJS.Require | undefined;
 
 const pretty = (v: unknown) => JSON.stringify(v ?? null, null, 2) + '\n';
 const compact = (v: unknown) => JSON.stringify(v ?? null) + '\n';
 
 function runQuery(value: unknown, expression: string): unknown {
-  const { search }: typeof import('@jmespath-community/jmespath') = requirePackage('@jmespath-community/jmespath');
+  if (!requirePackage) requirePackage = createRequire(import.meta.url);
+  const { search } = requirePackage('@jmespath-community/jmespath') as typeof import('@jmespath-community/jmespath');
   try {
     return search(value as Parameters<typeof search>[0], expression);
   } catch (e) {
@@ -72,7 +76,8 @@ function checkFields(fields: string[] | undefined, columns: AnyColumn[], items: 
 const itemsOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
 
 function csvLines(rows: string[][]): string {
-  const { stringify }: typeof import('csv-stringify/sync') = requirePackage('csv-stringify/sync');
+  if (!requirePackage) requirePackage = createRequire(import.meta.url);
+  const { stringify } = requirePackage('csv-stringify/sync') as typeof import('csv-stringify/sync');
   return rows.length ? stringify(rows) : '';
 }
 

@@ -4,9 +4,10 @@ import { createRequire } from 'node:module';
 
 /**
  * string-width is loaded on first use, synchronously (require of an ES module, Node ≥ 20.19), so that the
- * start-up of a command that measures nothing does not load it.
+ * start-up of a command that measures nothing does not load it; the require function too is made then (a Module
+ * and its node_modules lookup paths: ~1 M instructions of a start-up that needs neither, e.g. `notes get -o json`).
  */
-const requirePackage = createRequire(import.meta.url);
+let requirePackage: NodeJS.Require | undefined;
 let measure: ((text: string) => number) | undefined;
 
 /**
@@ -16,6 +17,7 @@ let measure: ((text: string) => number) | undefined;
  * would crash. Loaded first, the import finds it complete.
  */
 export function loadWidth(): (text: string) => number {
+  if (!requirePackage) requirePackage = createRequire(import.meta.url);
   return (measure ??= (requirePackage('string-width') as typeof import('string-width')).default);
 }
 const stringWidth = (text: string): number => loadWidth()(text);
