@@ -103,7 +103,7 @@ export function buildWordMemories(text: string, file: string): WordMemoriesBuild
   }
   const done = new Promise<WordMemoriesResult>((resolve) => {
     worker.once('message', (r: WordMemoriesResult) => resolve(r));
-    worker.once('error', (e) => resolve({ ok: false, why: `the worker failed: ${e.message}` }));
+    worker.once('error', (e: unknown) => resolve({ ok: false, why: `the worker failed: ${e instanceof Error ? e.message : String(e)}` }));
     worker.once('exit', (code) => resolve({ ok: false, why: `the worker exited with ${code}` }));
   });
   return {
