@@ -10,7 +10,7 @@ import { visibleNote, type NoteRead } from './access.js';
 import { authenticate } from './auth.js';
 import type { FaultInjector } from './faults.js';
 import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
-import { ApiFailure, CONTROL_PREFIX, jsonText, notFound } from './http.js';
+import { ApiFailure, CONTROL_PREFIX, notFound } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
 import { loadedValidation, loadValidation, validationIfLoaded } from './validation-load.js';
 import type { RouteSchemas } from './validation.js';
@@ -89,7 +89,7 @@ function send(c: Context<Env>, status: number, body: unknown, headers?: Record<s
 /** A JSON answer (or none, for a 204) with the request's `extra` headers, then `headers`. Each answer gets headers of its own. */
 function answer(extra: Record<string, string> | undefined, status: number, body: unknown, headers?: Record<string, string>): Response {
   if (status === 204 || body === undefined) return new Response(null, { status, headers: { ...extra, ...headers } });
-  const text = body instanceof JsonText ? body.text : jsonText(body);
+  const text = body instanceof JsonText ? body.text : JSON.stringify(body);
   const type = 'application/json; charset=utf-8';
   return new Response(text, { status, headers: extra || headers ? { 'content-type': type, ...extra, ...headers } : { 'content-type': type } });
 }

@@ -18,28 +18,6 @@ export class ApiFailure extends Error {
   }
 }
 
-/** Answers that nothing changes anymore and that are sent again and again, with their JSON text once it is made. */
-const sharedAnswers = new WeakMap<object, string | null>();
-
-/**
- * Mark `body` as an answer kept and sent again as it is (nothing may change it from now on): its JSON text is then
- * made once, not for every request that sends it.
- */
-export function sharedAnswer<T extends object>(body: T): T {
-  if (!sharedAnswers.has(body)) sharedAnswers.set(body, null);
-  return body;
-}
-
-/** The JSON text of an answer's body (made once for a sharedAnswer). */
-export function jsonText(body: unknown): string {
-  if (typeof body !== 'object' || body === null) return JSON.stringify(body);
-  const kept = sharedAnswers.get(body);
-  if (kept) return kept;
-  const text = JSON.stringify(body);
-  if (kept === null) sharedAnswers.set(body, text);
-  return text;
-}
-
 export const notFound = (what = 'resource') => new ApiFailure(ERROR_CODES.NOT_FOUND, `${what} not found`);
 export const badRequest = (message: string, detail: string | null = null) => new ApiFailure(ERROR_CODES.MALFORMED, message, detail);
 export const forbidden = (message: string, detail: string | null = null) => new ApiFailure(ERROR_CODES.PERMISSION_DENIED, message, detail);

@@ -10,7 +10,6 @@ import * as schemas from '../../src/contract/schemas.js';
 import { SCOPE_NAMES, scopeAllows } from '../../src/contract/scopes.js';
 import { REQUEST_LOG_KEEP, createApp } from '../../src/sandbox/app.js';
 import { DEMO_FOLDERS, DEMO_KEYS, demoSeed, DEMO_NOTES, DEMO_TEMPLATES, DEMO_WIKI_PAGES, DEMO_WORKSPACES } from '../../src/sandbox/demo-seed.js';
-import { jsonText, sharedAnswer } from '../../src/sandbox/http.js';
 import { prepareSandbox } from '../../src/sandbox/server.js';
 import { FaultInjector, FaultSpecError, parseFaultSpec } from '../../src/sandbox/faults.js';
 import { inProcessSandbox, startTestSandbox } from '../helpers/sandbox.js';
@@ -465,19 +464,6 @@ describe('sandbox core over app.request', () => {
 });
 
 describe('answer text', () => {
-  it('a shared answer is serialised once; other bodies every time', () => {
-    const shared = sharedAnswer({ title: 'a', n: [1, 2] });
-    expect(jsonText(shared)).toBe('{"title":"a","n":[1,2]}');
-    shared.title = 'changed'; // what sharedAnswer forbids: shows that the text was kept
-    expect(jsonText(shared)).toBe('{"title":"a","n":[1,2]}');
-    const plain = { title: 'a' };
-    expect(jsonText(plain)).toBe('{"title":"a"}');
-    plain.title = 'b';
-    expect(jsonText(plain)).toBe('{"title":"b"}');
-    expect(jsonText(null)).toBe('null');
-    expect(jsonText('x')).toBe('"x"');
-  });
-
   it('GET note answers the same text again, and the new title once renamed', async () => {
     const sb = await inProcessSandbox();
     try {

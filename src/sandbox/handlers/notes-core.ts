@@ -2,14 +2,14 @@ import { ERROR_CODES } from '../../contract/errors.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { isUserKey, NOTE_COLUMNS, noteEditable, reachesWorkspace, visibility, type NoteRead, type NoteRow } from '../access.js';
 import type { Db } from '../db.js';
-import { ApiFailure, decodeCursor, encodeCursor, forbidden, notFound, sharedAnswer } from '../http.js';
+import { ApiFailure, decodeCursor, encodeCursor, forbidden, notFound } from '../http.js';
 import { noteJson } from '../serialize.js';
-import type { HandlerContext, HandlerMap, Principal } from '../types.js';
+import { JsonText, type HandlerContext, type HandlerMap, type Principal } from '../types.js';
 
 /** Notes: the lists, get and rename (service-interface.md; decisions.md §1.1, §3.1). */
 
-/** notes.get's answer of each note row (rows are shared and never changed: access.ts visibleNote); nothing changes an answer once built (sharedAnswer: its JSON text is made once too). */
-const noteAnswers = new WeakMap<NoteRow, ReturnType<typeof noteJson>>();
+/** notes.get's answer of each note row, as JSON text (rows are shared and never changed: access.ts visibleNote), so it is serialised once. */
+const noteAnswers = new WeakMap<NoteRow, JsonText<ReturnType<typeof noteJson>>>();
 
 /** Ids of a folder and every folder below it. */
 export function folderSubtree(db: Db, rootId: number): number[] {
@@ -152,7 +152,7 @@ export const notesCoreHandlers = {
   // The note's answer is built once per row read (visibleNote keeps rows while the state stays the same).
   'notes.get': (ctx) => {
     let json = noteAnswers.get(ctx.note);
-    if (!json) noteAnswers.set(ctx.note, (json = sharedAnswer(noteJson(ctx.rt.db, ctx.note))));
+    if (!json) noteAnswers.set(ctx.note, (json = new JsonText(JSON.stringify(noteJson(ctx.rt.db, ctx.note)))));
     return json;
   },
 
