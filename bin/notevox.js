@@ -155,8 +155,8 @@ async function run() {
     return 1;
   }
   const { main, preferBaselineWasm } = await loadBundle(bundle);
-  // One command's WebAssembly (undici's llhttp) stays on V8's baseline tier; the long-running sandbox's (sql.js)
-  // is optimised. Set when undici loads (src/wasm-tier.ts), so that node:v8 is not loaded at every start.
+  // One command's WebAssembly (undici's llhttp) stays on V8's baseline tier; the long-running sandbox, which
+  // compiles none of its own, is left as it is. Set when undici loads (src/wasm-tier.ts), so that node:v8 is not loaded at every start.
   if (!args.includes('sandbox')) preferBaselineWasm();
   return main(args);
 }
