@@ -55,18 +55,24 @@ function runTool(cmd: string, args: string[]): Promise<string> {
 
 /**
  * What a user of curl runs for one upload, as whole processes: create the job (curl POST), `curl -T` the file to
- * its uploadUri, tell the service the upload is complete (curl PUT). Seconds from the first start to the last exit;
- * the job is deleted afterwards.
+ * its uploadUri, tell the service the upload is complete (curl PUT). Seconds from the first start to the last exit,
+ * and the milliseconds of each call; the job is deleted afterwards.
  */
-async function curlThreeCalls(sb: Sandbox, file: string): Promise<number> {
+async function curlThreeCalls(sb: Sandbox, file: string, phases?: { create: number[]; put: number[]; complete: number[] }): Promise<number> {
   const auth = ['-H', `Authorization: Bearer ${sb.key(KEY_ID)}`, '-H', 'Content-Type: application/json'];
   const url = (path: string) => sb.baseUrl.replace(/\/+$/, '') + path;
   const started = performance.now();
   const job = JSON.parse(await runTool('curl', ['-sS', '--fail', ...auth, '-X', 'POST', '-d', '{}', url(buildPath(endpoint('voice.create')))])) as { id: string; uploadUri: string };
   try {
+    const created = performance.now();
     await runTool('curl', ['-sS', '--fail', '-o', '/dev/null', '-T', file, '-H', 'Content-Type: audio/wav', job.uploadUri]);
+    const put = performance.now();
     await runTool('curl', ['-sS', '--fail', '-o', '/dev/null', ...auth, '-X', 'PUT', url(buildPath(endpoint('voice.uploadComplete'), { jobId: job.id }))]);
-    return (performance.now() - started) / 1000;
+    const done = performance.now();
+    phases?.create.push(created - started);
+    phases?.put.push(put - created);
+    phases?.complete.push(done - put);
+    return (done - started) / 1000;
   } finally {
     await deleteJob(sb, job.id);
   }
@@ -115,20 +121,52 @@ export async function run(ctx: BenchContext): Promise<void> {
   });
 
   // As a user experiences it: `voice upload --no-wait` from its start to its exit (start-up, preflight, create,
-  // upload, complete) beside curl's three calls, each also a whole process.
+  // upload, complete) beside curl's three calls, each also a whole process. Where the time goes is printed beside the
+  // ratio (medians, ms): the CLI to its "Created voice job" line (Node's start, the CLI's, the preflight and the
+  // create call), from there to its "Uploaded" line (the PUT), and from there to its exit (upload-complete); curl's
+  // three calls each; and `node -e 0`, timed once per pair: the part of the CLI's start that no code of ours can save.
   await ctx.runCase('upload-process', `voice upload --no-wait of ${mb} MB as a whole process vs curl's three calls (MB/s)`, ['voice.process'], async () => {
     if (!hasCurl) throw new NotApplicable('curl is not installed (Debian package curl)');
     if (!existsSync(file)) writeLargeWav(file, bytes - 44);
     const env = ctx.cliEnv({ NOTEVOX_API_KEY: sb.key(KEY_ID), NOTEVOX_BASE_URL: sb.baseUrl });
-    const cli = async () => {
-      const r = await runNode(ctx.node, [ctx.bin, 'voice', 'upload', file, '--no-wait'], { env });
+    const cliPhases = { start: [] as number[], put: [] as number[], complete: [] as number[] };
+    const curlPhases = { create: [] as number[], put: [] as number[], complete: [] as number[] };
+    const bare: number[] = [];
+    const cli = async (i: number) => {
+      let stderr = '';
+      let created: number | undefined;
+      let uploaded: number | undefined;
+      const r = await runNode(ctx.node, [ctx.bin, 'voice', 'upload', file, '--no-wait'], {
+        env,
+        onStderr: (s, at) => {
+          stderr += s;
+          if (created === undefined && /Created voice job/.test(stderr)) created = at;
+          if (uploaded === undefined && /Uploaded big\.wav/.test(stderr)) uploaded = at;
+        },
+      });
       if (r.code !== 0) throw new Error(`notevox voice upload exited with ${r.code}: ${tail(r.stderr)}`);
       await deleteJob(sb, r.stdout.trim());
+      if (i >= 0 && created !== undefined && uploaded !== undefined) {
+        cliPhases.start.push(created - (r.exitAt - r.ms));
+        cliPhases.put.push(uploaded - created);
+        cliPhases.complete.push(r.exitAt - uploaded);
+      }
+      if (i >= 0) bare.push((await runNode(ctx.node, ['-e', '0'], { env })).ms);
       return mb / (r.ms / 1000);
     };
-    const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, async () => mb / (await curlThreeCalls(sb, file)));
+    const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, async (i) => mb / (await curlThreeCalls(sb, file, i >= 0 ? curlPhases : undefined)));
     ctx.report('voice.process', { value: median(pairRatios(s.a, s.b)) });
-    return { a: series('notevox voice upload --no-wait (process)', 'MB/s', s.a), b: series('curl: create, -T, complete', 'MB/s', s.b) };
+    const ms = (v: number[]) => (v.length ? Math.round(median(v)) : 'n/a');
+    const info = {
+      'notevox to Created': ms(cliPhases.start),
+      'notevox Created→Uploaded': ms(cliPhases.put),
+      'notevox Uploaded→exit': ms(cliPhases.complete),
+      'curl create': ms(curlPhases.create),
+      'curl -T': ms(curlPhases.put),
+      'curl complete': ms(curlPhases.complete),
+      'node -e 0': ms(bare),
+    };
+    return { a: series('notevox voice upload --no-wait (process)', 'MB/s', s.a), b: series('curl: create, -T, complete', 'MB/s', s.b), info };
   });
 
   // What Node itself costs a client, as the node:http one-shot shows for `notes get`: a plain node:http script
