@@ -78,4 +78,14 @@ describe('fast body checks', () => {
     expect(checked).toBeGreaterThan(2000);
     for (const v of [undefined, null, 3, ['a'], {}]) expect(isWordMemoryText(v)).toBe(false);
   });
+
+  it('isWordMemoryText: the verdict of wmText for each character of the first 0x3100 code points, alone and inside a word', () => {
+    // Printable ASCII skips the regex; every other character (controls, NUL, Unicode spaces up to U+3000) goes to it.
+    for (let c = 0; c < 0x3100; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue;
+      const ch = String.fromCharCode(c);
+      for (const t of [ch, `ab${ch}cd`, `${ch}x`, `x${ch}`]) expect(isWordMemoryText(t), JSON.stringify(t)).toBe(wmText.safeParse(t).success);
+    }
+    expect(isWordMemoryText('\ufeff')).toBe(false);
+  });
 });
