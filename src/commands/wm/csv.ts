@@ -666,8 +666,11 @@ async function* spooledBatches(path: string, size: number, skip: (index: number)
   /** The body being made (undefined while the batch is skipped), and how much of it is written. */
   let out: Buffer | undefined;
   let at = 0;
-  /** A batch body's expected length: the last one's, with some room (it grows when a batch is longer). */
-  let expected = 64 * 1024;
+  /**
+   * The room a body starts with: the longest one so far, and 1/16 more (a body is a view of its buffer, which stays
+   * allocated with it until the request is over: no more room than bodies need).
+   */
+  let expected = 16 * 1024;
   const begin = () => {
     at = 0;
     out = skip(index) ? undefined : Buffer.allocUnsafe(expected);
@@ -689,7 +692,7 @@ async function* spooledBatches(path: string, size: number, skip: (index: number)
       // The last line's end (a comma now) becomes the `]`.
       at += BODY_TAIL.copy(out, at - 1) - 1;
       body = out.subarray(0, at);
-      expected = Math.max(expected, at + (at >> 3));
+      expected = Math.max(expected, at + (at >> 4));
     }
     const b = { index, rows, body };
     index++;
