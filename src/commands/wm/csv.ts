@@ -726,8 +726,8 @@ async function* spooledBatches(path: string, size: number, skip: (index: number)
  */
 function linesToCommas(buf: Buffer, from: number, want: number): number {
   let found = 0;
-  for (let i = from; i < buf.length; i++) {
-    if (buf[i] !== 10) continue;
+  // indexOf is the C library's search: for lines of a few dozen bytes, cheaper than a loop over every byte.
+  for (let i = buf.indexOf(10, from); i !== -1; i = buf.indexOf(10, i + 1)) {
     buf[i] = 44;
     if (++found === want) return i + 1;
   }
