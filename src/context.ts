@@ -88,8 +88,11 @@ export async function checkAnswer(ep: Endpoint, data: unknown): Promise<void> {
   // control API) is checked by its own callers.
   if (!ep.path.startsWith('/v1/')) return;
   if (TOLERANT_READS.has(ep.id) && typeof data === 'object' && data !== null) return;
-  (await import('./contract/answers.js')).assertAnswer(ep, data);
+  (await (answersModule ??= import('./contract/answers.js'))).assertAnswer(ep, data);
 }
+
+/** The check's module, imported once: a dynamic import of a loaded module still goes through the loader (wm import checks a thousand answers). */
+let answersModule: Promise<typeof import('./contract/answers.js')> | undefined;
 
 /**
  * Reads whose JSON answers the commands take in any shape (decisions.md §4.5: a transcript is read from `segments`

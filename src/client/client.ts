@@ -81,9 +81,12 @@ export interface ClientOptions {
   checkAnswer?: (ep: Endpoint, data: unknown) => void | Promise<void>;
 }
 
-/** A request body that is JSON text already (wm import's batches, built from bytes): sent as it is. */
+/**
+ * A request body that is JSON already, as text or as its UTF-8 bytes (wm import's batches, built from bytes: sent
+ * as they are, with no string made of them on the way).
+ */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly text: string | Uint8Array) {}
 }
 
 export type QueryValue = string | number | boolean | undefined | null | string[];
@@ -188,8 +191,8 @@ interface Prepared {
   method: string;
   url: URL;
   headers: Record<string, string>;
-  /** JSON text, or a factory for a fresh file body per attempt. */
-  body?: string | ((progress: BodyProgress) => FileBody);
+  /** JSON text or its UTF-8 bytes, or a factory for a fresh file body per attempt. */
+  body?: string | Uint8Array | ((progress: BodyProgress) => FileBody);
   retryable: boolean;
   signal?: AbortSignal;
   /** Bound the whole attempt by the timeout (uploads are bound by silences only). */

@@ -95,6 +95,7 @@ export function createNodeTransport(): Transport {
       const mod = https ? builtin.https() : builtin.http();
       const headers: Record<string, string> = { ...w.headers };
       if (typeof w.body === 'string') headers['content-length'] = String(Buffer.byteLength(w.body));
+      else if (w.body instanceof Uint8Array) headers['content-length'] = String(w.body.byteLength);
       const options: RequestOptions = { method: w.method, headers, agent: agentFor(w.url.protocol) };
       let settled = false;
       const fail = (err: unknown) => {
@@ -102,7 +103,7 @@ export function createNodeTransport(): Transport {
         settled = true;
         cleanup();
         req.destroy();
-        if (typeof w.body === 'object') w.body.destroy(); // closes the file being uploaded
+        if (typeof w.body === 'object' && !(w.body instanceof Uint8Array)) w.body.destroy(); // closes the file being uploaded
         reject(err);
       };
       const onAbort = () => fail(w.signal.reason);
@@ -140,7 +141,7 @@ export function createNodeTransport(): Transport {
         });
       });
 
-      if (w.body === undefined || typeof w.body === 'string') {
+      if (w.body === undefined || typeof w.body === 'string' || w.body instanceof Uint8Array) {
         req.end(w.body);
       } else if (w.body instanceof FileBody) {
         const body = w.body;

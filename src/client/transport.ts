@@ -26,8 +26,8 @@ export interface WireRequest {
   method: string;
   url: URL;
   headers: Record<string, string>;
-  /** JSON text, or a stream (uploads: a FileBody, which node:http reads chunk by chunk and undici as a stream). */
-  body?: string | Readable;
+  /** JSON text or its UTF-8 bytes, or a stream (uploads: a FileBody, which node:http reads chunk by chunk and undici as a stream). */
+  body?: string | Uint8Array | Readable;
   /** The proxy to go through (from proxyFor); only the undici transport takes one. */
   proxy?: URL;
   /** Aborted when the watchdog fires or the caller gives up: the transport drops the request and its connection. */

@@ -31,6 +31,12 @@ import type { Endpoint } from './types.js';
 type Json = { [key: string]: unknown };
 /** The first problem below `value` as `path: message`, or undefined; `path` is where `value` is (a stack, restored on return). */
 export type Check = (value: unknown, path: Array<string | number>) => string | undefined;
+/**
+ * The verdict alone: true exactly when the Check finds no problem. Compiled from the same schema by the same rules,
+ * it keeps no path and makes no message, so that an answer that fits (nearly every one: wm import checks a
+ * thousand items per batch) costs a few type tests per value; one that does not is checked again for the message.
+ */
+export type Verdict = (value: unknown) => boolean;
 
 const DOCUMENT = new URL('../../docs/openapi.json', import.meta.url);
 const COMPONENT_REF = '#/components/schemas/';
@@ -171,6 +177,83 @@ class Compiler {
   private readonly refs = new Map<string, Check>();
   constructor(private readonly components: Record<string, Json>) {}
 
+  /** The check of a whole answer: the verdict first, the Check (for its message) only when the verdict is no. */
+  answerCheck(schema: unknown, where: string): Check {
+    const check = this.compile(schema, where);
+    const fits = this.verdict(schema);
+    return (v, path) => (fits(v) ? undefined : check(v, path));
+  }
+
+  /**
+   * The Verdict of a schema that `compile` has accepted (so every keyword here is one it interprets), as the source
+   * of one function: the same branches, reading the same properties, testing the same types as the Check, but each
+   * property read by its name where it is written (a read by a name held in a variable is a slow, generic lookup:
+   * that cost the Check most of its time). Names come from the document as JSON string literals; nothing else of
+   * the document enters the source.
+   */
+  verdict(schema: unknown): Verdict {
+    const parts: string[] = [];
+    const refs = new Map<string, string>();
+    let n = 0;
+    /** A function `name(v)` of the source for `s`, returning its name. */
+    const fn = (s: Json): string => {
+      const name = `f${n++}`;
+      const body: string[] = [];
+      parts.push(''); // its place, so that functions come out in a stable order
+      const at = parts.length - 1;
+      if (s.type === 'object') {
+        body.push('if (typeof v !== "object" || v === null || Array.isArray(v)) return false;', 'let x;');
+        const properties = (s.properties ?? {}) as Record<string, unknown>;
+        const required = new Set((s.required ?? []) as string[]);
+        for (const [prop, p] of Object.entries(properties)) {
+          if (prop === '__proto__') continue;
+          const test = expr(p as Json, 'x');
+          body.push(`x = v[${JSON.stringify(prop)}];`, `if (!(${required.has(prop) ? '' : 'x === undefined || '}${test})) return false;`);
+        }
+      } else {
+        body.push('if (!Array.isArray(v)) return false;', `for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(${expr(s.items as Json, 'x')})) return false; }`);
+      }
+      parts[at] = `function ${name}(v) { ${body.join(' ')} return true; }`;
+      return name;
+    };
+    /** An expression of the source that is the verdict of `s` on the variable `x`. */
+    const expr = (s: Json, x: string): string => {
+      if ('$ref' in s) {
+        const ref = (s.$ref as string).slice(COMPONENT_REF.length);
+        let name = refs.get(ref);
+        if (!name) {
+          // Registered before its body is made, so that a shape that contains itself compiles.
+          name = `r${refs.size}`;
+          refs.set(ref, name);
+          parts.push(`function ${name}(v) { return ${expr(this.components[ref], 'v')}; }`);
+        }
+        return `${name}(${x})`;
+      }
+      if ('enum' in s || 'const' in s) return 'true';
+      if ('anyOf' in s) return `(${x} === null || ${expr((s.anyOf as Json[]).find((o) => !isNullSchema(o))!, x)})`;
+      const type = s.type;
+      if (Array.isArray(type)) return `(${x} === null || ${expr({ ...s, type: type.find((t) => t !== 'null') }, x)})`;
+      switch (type) {
+        case 'object':
+        case 'array':
+          return `${fn(s)}(${x})`;
+        case 'string':
+          return `typeof ${x} === "string"`;
+        case 'boolean':
+          return `typeof ${x} === "boolean"`;
+        case 'null':
+          return `${x} === null`;
+        case 'number': // finite: isNumber
+          return `Number.isFinite(${x})`;
+        default: // integer: a finite number, whole
+          return `Number.isInteger(${x})`;
+      }
+    };
+    const root = expr(schema as Json, 'v');
+    // The source is made above from the schema's types and JSON-quoted property names only: nothing of an answer.
+    return new Function(`${parts.join('\n')}\nreturn (v) => ${root};`)() as Verdict;
+  }
+
   private unsupported(where: string, what: string): never {
     throw new Error(`answer check: ${where} has ${what}, which src/contract/response-check.ts does not interpret (zod may answer differently)`);
   }
@@ -309,14 +392,25 @@ export function responseCheck(ep: Endpoint): Check | null {
     const schema = responseSchemaOf(ep, slice);
     // A slice's components are its own (a compiler per endpoint); the whole document's are shared.
     const by = slice ? new Compiler(slice.components.schemas) : (compiler ??= new Compiler(openApi().components.schemas));
-    check = schema ? by.compile(schema, `${ep.id} response`) : null;
+    check = schema ? by.answerCheck(schema, `${ep.id} response`) : null;
     checks.set(ep.id, check);
   }
   return check;
 }
 
-/** For tests: compile a schema of the document by the same rules (throws on what the checker does not interpret). */
-export function compileSchema(schema: unknown, components: Record<string, Json> = openApi().components.schemas): (value: unknown) => string | undefined {
-  const check = new Compiler(components).compile(schema, '(schema)');
+/**
+ * For tests: compile a schema of the document by the same rules (throws on what the checker does not interpret), as
+ * responseCheck does (`verdictFirst`, the default), or the Check alone.
+ */
+export function compileSchema(schema: unknown, components: Record<string, Json> = openApi().components.schemas, verdictFirst = true): (value: unknown) => string | undefined {
+  const c = new Compiler(components);
+  const check = verdictFirst ? c.answerCheck(schema, '(schema)') : c.compile(schema, '(schema)');
   return (value) => check(value, []);
+}
+
+/** For tests: the Verdict of a schema (compiled after the Check, which refuses what it does not interpret). */
+export function compileVerdict(schema: unknown, components: Record<string, Json> = openApi().components.schemas): Verdict {
+  const c = new Compiler(components);
+  c.compile(schema, '(schema)');
+  return c.verdict(schema);
 }

@@ -34,6 +34,7 @@ export async function commandSandbox(opts: SandboxOptions = {}) {
     async send(req: WireRequest) {
       let body: string | Buffer | undefined;
       if (typeof req.body === 'string') body = req.body;
+      else if (req.body instanceof Uint8Array) body = Buffer.from(req.body); // a JsonText's bytes (wm import)
       else if (req.body instanceof Readable) {
         const chunks: Buffer[] = [];
         for await (const c of req.body) chunks.push(Buffer.from(c as Uint8Array));

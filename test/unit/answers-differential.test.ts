@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerProblem, bodyProblem } from '../../src/contract/answers.js';
 import { schemasOf } from '../../src/contract/endpoint-schemas.js';
 import { endpoint, ENDPOINTS, type EndpointId } from '../../src/contract/endpoints.js';
-import { compileSchema, readDocument, responseCheck, responseSchemaOf } from '../../src/contract/response-check.js';
+import { compileSchema, compileVerdict, readDocument, responseCheck, responseSchemaOf } from '../../src/contract/response-check.js';
 import type { Endpoint } from '../../src/contract/types.js';
 import { EXIT } from '../../src/errors.js';
 import { callEveryEndpoint, type RecordedAnswer } from '../helpers/every-endpoint.js';
@@ -168,6 +168,32 @@ describe('the answer check gives exactly what zod gives (verdict and message)', 
     expect(tally.cases - tally.failing).toBeGreaterThan(tally.cases / 10);
   }, 60_000);
 
+  it('the verdict alone (what an answer that fits costs) refuses exactly what zod refuses, on the same cases', () => {
+    let cases_ = 0;
+    let refused = 0;
+    const mismatches: string[] = [];
+    for (const ep of ENDPOINTS) {
+      const schema = responseSchemaOf(ep);
+      if (!schema) continue;
+      const fits = compileVerdict(schema);
+      answers.get(ep.id)!.forEach((answer, n) => {
+        for (const c of cases(answer.json, n + 1)) {
+          // What reaches the check: a JSON body (answers.ts judges text and empty bodies before it).
+          if (typeof c.data === 'string' || c.data === null || c.data === undefined) continue;
+          const zodFits = zodAnswerProblem(ep, c.data) === undefined;
+          cases_++;
+          if (!zodFits) refused++;
+          if (fits(c.data) !== zodFits && mismatches.length < 20) mismatches.push(`${ep.id}, ${c.what}: zod ${zodFits ? 'accepts' : 'refuses'}, the verdict does not`);
+        }
+      });
+    }
+    expect(mismatches).toEqual([]);
+    expect(cases_).toBeGreaterThan(20_000);
+    expect(refused).toBeGreaterThan(cases_ / 4);
+    // The bulk create answer (wm import checks a thousand items per batch this way) among them, in every scope.
+    expect(ENDPOINTS.filter((e) => /^wm\.\w+\.create$/.test(e.id) && answers.get(e.id)?.length).length).toBe(5);
+  }, 60_000);
+
   it('the comparison catches a checker that is wrong (an integer read as any number)', () => {
     const doc = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
     doc.components.schemas.WordMemory.properties.id.type = 'number';
@@ -223,6 +249,7 @@ describe('reading the response schemas of docs/openapi.json', () => {
     });
     const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'output', target: 'draft-2020-12' }); // openapi.ts drops it too
     const check = compileSchema(json, {});
+    const fits = compileVerdict(json, {});
     const good = { positive: 1, even: 4, code: 'ab', list: [1], kind: 'A', fixed: 'text/plain', loose: { n: null }, strict: { b: true }, none: null };
     const mismatches: string[] = [];
     let n = 0;
@@ -230,6 +257,7 @@ describe('reading the response schemas of docs/openapi.json', () => {
       n++;
       const [expected, got] = [zodSchemaProblem(schema, c.data), check(c.data)];
       if (got !== expected) mismatches.push(`${c.what}: zod says ${String(expected)}, the checker ${String(got)}`);
+      if (fits(c.data) !== (expected === undefined)) mismatches.push(`${c.what}: zod says ${String(expected)}, the verdict ${String(fits(c.data))}`);
     }
     expect(mismatches).toEqual([]);
     expect(n).toBeGreaterThan(300);
@@ -241,6 +269,8 @@ it('compiles a shape that contains itself', () => {
   const check = compileSchema({ $ref: '#/components/schemas/Tree' }, components);
   expect(check({ name: 'a', kids: [{ name: 'b', kids: [] }] })).toBeUndefined();
   expect(check({ name: 'a', kids: [{ name: 'b', kids: [{ name: 3, kids: [] }] }] })).toBe('kids[0].kids[0].name: Invalid input: expected string, received number');
+  const fits = compileVerdict({ $ref: '#/components/schemas/Tree' }, components);
+  expect([fits({ name: 'a', kids: [{ name: 'b', kids: [] }] }), fits({ name: 'a', kids: [{ name: 'b', kids: [{ name: 3, kids: [] }] }] })]).toEqual([true, false]);
 });
 
 it('a missing docs/openapi.json is an error that names the file and the fix', () => {

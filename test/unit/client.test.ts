@@ -12,7 +12,7 @@ import { errorEnvelope, ERROR_CODES } from '../../src/contract/errors.js';
 import { PAGE_SIZES } from '../../src/contract/limits.js';
 import type { EndpointSchemas } from '../../src/contract/endpoint-schemas.js';
 import type { Endpoint } from '../../src/contract/types.js';
-import { ApiError, buildQuery, createClient, explainError, NetworkError, parseRateLimit, type ApiClient, type ClientOptions } from '../../src/client/client.js';
+import { ApiError, buildQuery, createClient, explainError, JsonText, NetworkError, parseRateLimit, type ApiClient, type ClientOptions } from '../../src/client/client.js';
 import { networkHint } from '../../src/client/hints.js';
 import { describeProxy, proxyFor, type TransportKind } from '../../src/client/transport.js';
 import { loadUndici } from '../../src/client/undici-transport.js';
@@ -514,6 +514,21 @@ describe.concurrent.each(TRANSPORTS)('%s transport', (transport) => {
       expect(seen?.headers).toMatchObject({ accept: 'application/json', 'user-agent': 'notevox-test', 'content-type': 'application/json', authorization: `Bearer ${KEY}` });
       expect(seen?.headers['content-length']).toBe('7');
       expect(seen?.body).toBe('{"x":1}');
+    });
+
+    it('sends a JsonText body as it is, as text or as its UTF-8 bytes, with its length', async () => {
+      const { pool, client } = await setup(transport);
+      const bodies: Seen[] = [];
+      pool.intercept({ path: NOTES, method: 'POST' }).reply((s) => {
+        bodies.push(s);
+        return { statusCode: 200, data: {} };
+      }).times(2);
+      const text = '{"entries":[{"entry":"Café-☕"}]}';
+      for (const body of [new JsonText(text), new JsonText(Buffer.from(text))]) await client.callEndpoint(ep({ method: 'POST' }), { body });
+      expect(bodies.map((s) => [s.body, s.headers['content-length'], s.headers['content-type']])).toEqual([
+        [text, String(Buffer.byteLength(text)), 'application/json'],
+        [text, String(Buffer.byteLength(text)), 'application/json'],
+      ]);
     });
 
     it('sends no key to an endpoint without auth, even when one is set', async () => {

@@ -432,6 +432,37 @@ describe('Db: persistence', () => {
     expect(state.all('SELECT id FROM organizations')).toEqual([{ id: 'org_a' }]);
   });
 
+  it('a private copy (a page cache of 2 MiB) rolls back and commits whole a transaction that writes far more than its cache', async () => {
+    const image = join(dir, 'image.sqlite');
+    const src = await open();
+    addOrg(src);
+    src.saveTo(image);
+    const db = await open({ image });
+    // ~40k rows of ~200 bytes: about 8 MiB of table and index pages, so pages go to the file before the commit.
+    const fill = (tag: string) =>
+      db.run(
+        `WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < 40000)
+         INSERT INTO word_memories (scope_type, scope_id, entry, sub_entry, created_at)
+         SELECT 'user', '1', ?1 || '-' || value || '-' || hex(randomblob(40)), NULL, '2026-01-01T00:00:00.000Z' FROM n`,
+        [tag],
+      );
+    const count = () => db.get<{ n: number }>('SELECT count(*) AS n FROM word_memories')!.n;
+    expect(() =>
+      db.tx(() => {
+        fill('undone');
+        expect(count()).toBe(40000);
+        throw new Error('stop');
+      }),
+    ).toThrow('stop');
+    expect(count()).toBe(0);
+    // The image was read in place until that first change; the private copy goes on with the small cache.
+    expect(db.get('PRAGMA cache_size')).toEqual({ cache_size: -2048 });
+    db.tx(() => fill('kept'));
+    expect(count()).toBe(40000);
+    expect(db.get('PRAGMA integrity_check')).toEqual({ integrity_check: 'ok' });
+    expect(db.get<{ n: number }>("SELECT count(*) AS n FROM word_memories WHERE entry LIKE 'undone-%'")!.n).toBe(0);
+  });
+
   it('reads an image in place until the first change, then goes on in a private copy with its request log and open transaction', async () => {
     const image = join(dir, 'image.sqlite');
     const src = await open();

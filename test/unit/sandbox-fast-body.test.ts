@@ -78,4 +78,14 @@ describe('fast body checks', () => {
     expect(checked).toBeGreaterThan(2000);
     for (const v of [undefined, null, 3, ['a'], {}]) expect(isWordMemoryText(v)).toBe(false);
   });
+
+  it('isWordMemoryText: the verdict of wmText for each character up to U+07FF and each Unicode space, alone and inside a word', () => {
+    // Printable ASCII skips the regex; every other character (controls, NUL, DEL, Unicode spaces) goes to it.
+    const spaces = [0x1680, 0x180e, ...Array.from({ length: 12 }, (_, i) => 0x2000 + i), 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff];
+    for (const c of [...Array.from({ length: 0x800 }, (_, i) => i), ...spaces]) {
+      const ch = String.fromCharCode(c);
+      for (const t of [ch, `ab${ch}cd`]) expect(isWordMemoryText(t), JSON.stringify(t)).toBe(wmText.safeParse(t).success);
+    }
+    expect(isWordMemoryText('\u3000')).toBe(false);
+  });
 });

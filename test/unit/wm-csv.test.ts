@@ -40,7 +40,7 @@ async function scan(content: string | Buffer, opts: CsvOptions = {}) {
     const bodies = await batchTexts(bodyBatches(file, opts, spooled, size));
     expect(await batchTexts(bodyBatches(file, opts, check, size))).toEqual(bodies);
     expect(bodies.map((b) => b.rows)).toEqual(Array.from({ length: Math.ceil(items.length / size) }, (_, i) => Math.min(size, items.length - i * size)));
-    expect(bodies.flatMap((b) => (JSON.parse(b.body!) as { entries: unknown[] }).entries)).toEqual(items);
+    expect(bodies.flatMap((b) => (JSON.parse(b.body!.toString('utf8')) as { entries: unknown[] }).entries)).toEqual(items);
   }
   return { file, check, rejects, rows };
 }
@@ -387,7 +387,7 @@ describe('wm CSV reading', () => {
         expect(b.body).toBeUndefined();
         continue;
       }
-      const got = (JSON.parse(b.body!) as { entries: Array<{ entry: string; subEntry?: string }> }).entries;
+      const got = (JSON.parse(b.body!.toString('utf8')) as { entries: Array<{ entry: string; subEntry?: string }> }).entries;
       const first = b.index * 1000;
       expect(got).toEqual(Array.from({ length: 1000 }, (_, k) => (((first + k) % 2) ? { entry: entry(first + k), subEntry: `s${first + k}` } : { entry: entry(first + k) })));
     }

@@ -611,13 +611,13 @@ export async function* validRows(file: string, opts: CsvOptions, check: Pick<Csv
   }
 }
 
-/** A batch of a create request: its rows and the request body as JSON text (`{"entries":[…]}`). */
+/** A batch of a create request: its rows and the request body as the bytes of its JSON text (`{"entries":[…]}`). */
 export interface BodyBatch {
   /** From 0, in file order. */
   index: number;
   rows: number;
   /** Undefined for a batch `skip` left out. */
-  body?: string;
+  body?: Buffer;
 }
 
 const BODY_HEAD = Buffer.from('{"entries":[');
@@ -644,64 +644,94 @@ export async function* bodyBatches(file: string, opts: CsvOptions, check: Pick<C
     for (const r of items) {
       if (!skip(index)) lines.push(rowJson(r.entry, r.subEntry));
       if (++rows === size) {
-        yield { index, rows, body: skip(index) ? undefined : `{"entries":[${lines.join(',')}]}` };
+        yield { index, rows, body: skip(index) ? undefined : Buffer.from(`{"entries":[${lines.join(',')}]}`) };
         index++;
         rows = 0;
         lines = [];
       }
     }
   }
-  if (rows) yield { index, rows, body: skip(index) ? undefined : `{"entries":[${lines.join(',')}]}` };
+  if (rows) yield { index, rows, body: skip(index) ? undefined : Buffer.from(`{"entries":[${lines.join(',')}]}`) };
 }
 
-/** The spool's lines in batches of `size`: each body is made from the lines' bytes, without a string per row. */
+/**
+ * The spool's lines in batches of `size`: each body is made from the lines' bytes, without a string per row. The
+ * spool is read into one buffer, over and over (fresh memory per read is memory outside the heap that only a garbage
+ * collection returns); each line is copied once, into its batch's body, its line end turned into the comma between
+ * items (the last one's into the `]`). The line ends are found by one scan of each chunk, counting rows as it goes.
+ */
 async function* spooledBatches(path: string, size: number, skip: (index: number) => boolean): AsyncGenerator<BodyBatch> {
   let index = 0;
   let rows = 0;
-  let parts: Buffer[] = [];
-  const body = () => {
-    const length = parts.reduce((n, p) => n + p.length, 0);
-    // The lines end in \n: the last one's becomes the `]`, the others' the commas between items.
-    const out = Buffer.allocUnsafe(BODY_HEAD.length + length + BODY_TAIL.length - 1);
-    let at = BODY_HEAD.copy(out, 0);
-    for (const p of parts) at += p.copy(out, at);
-    for (let i = out.indexOf(10, BODY_HEAD.length); i !== -1 && i < at - 1; i = out.indexOf(10, i + 1)) out[i] = 44;
-    BODY_TAIL.copy(out, at - 1);
-    return out.toString('utf8');
+  /** The body being made (undefined while the batch is skipped), and how much of it is written. */
+  let out: Buffer | undefined;
+  let at = 0;
+  /**
+   * The room a body starts with: the longest one so far, and 1/16 more (a body is a view of its buffer, which stays
+   * allocated with it until the request is over: no more room than bodies need).
+   */
+  let expected = 16 * 1024;
+  const begin = () => {
+    at = 0;
+    out = skip(index) ? undefined : Buffer.allocUnsafe(expected);
+    if (out) at = BODY_HEAD.copy(out, 0);
+  };
+  /** `chunk[from, to)` appended to the body being made. */
+  const append = (chunk: Buffer, from: number, to: number) => {
+    if (!out || to <= from) return;
+    if (at + to - from + BODY_TAIL.length > out.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(2 * out.length, at + to - from + BODY_TAIL.length));
+      out.copy(bigger, 0, 0, at);
+      out = bigger;
+    }
+    at += chunk.copy(out, at, from, to);
   };
   const emit = (): BodyBatch => {
-    const b = { index, rows, body: skip(index) ? undefined : body() };
+    let body: Buffer | undefined;
+    if (out) {
+      // The last line's end (a comma now) becomes the `]`.
+      at += BODY_TAIL.copy(out, at - 1) - 1;
+      body = out.subarray(0, at);
+      expected = Math.max(expected, at + (at >> 4));
+    }
+    const b = { index, rows, body };
     index++;
     rows = 0;
-    parts = [];
+    begin();
     return b;
   };
-  for await (const raw of createReadStream(path, { highWaterMark: 4 * CHUNK_BYTES })) {
-    const chunk = raw as Buffer;
-    let from = 0;
-    for (;;) {
-      // The end of this batch's last line in this chunk, if the chunk has it.
-      let end = from;
-      while (rows < size) {
-        const nl = chunk.indexOf(10, end);
-        if (nl === -1) break;
-        end = nl + 1;
-        rows++;
-      }
-      if (rows < size) {
-        if (end < chunk.length) {
-          // An incomplete line: kept for the next chunk (lines are counted at their end).
-          parts.push(chunk.subarray(from));
-        } else if (end > from) parts.push(chunk.subarray(from, end));
+  begin();
+  for await (const chunk of readChunks(path, 4 * CHUNK_BYTES)) {
+    for (let from = 0; ; ) {
+      const want = size - rows;
+      const end = linesToCommas(chunk, from, want);
+      if (end < 0) {
+        // A batch not complete yet, or an incomplete line: copied before the buffer is read over.
+        rows += -end - 1;
+        append(chunk, from, chunk.length);
         break;
       }
-      parts.push(chunk.subarray(from, end));
-      yield emit();
+      rows += want;
+      append(chunk, from, end);
       from = end;
-      if (from === chunk.length) break;
+      yield emit();
     }
   }
   if (rows) yield emit();
+}
+
+/**
+ * In `buf` from `from`: each line end turned into a comma, up to and including the `want`-th one, and the offset
+ * after it; when the buffer holds fewer, all of them are turned and `-(1 + how many)` is returned.
+ */
+function linesToCommas(buf: Buffer, from: number, want: number): number {
+  let found = 0;
+  // indexOf is the C library's search: for lines of a few dozen bytes, cheaper than a loop over every byte.
+  for (let i = buf.indexOf(10, from); i !== -1; i = buf.indexOf(10, i + 1)) {
+    buf[i] = 44;
+    if (++found === want) return i + 1;
+  }
+  return -1 - found;
 }
 
 /**

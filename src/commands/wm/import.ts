@@ -94,7 +94,7 @@ async function sendAll(ctx: Context, { target, path, opts, check, journal, batch
       pacer: waitsShown(new Pacer(), progress),
       concurrency,
       signal: ctx.signal,
-      // The body is the request's JSON text already, made from the spool's bytes (the client sends a JsonText as it
+      // The body is the request's JSON already, the bytes made from the spool's (the client sends a JsonText as it
       // is); through `call`, so that the answer is checked against the contract like every write's.
       send: (b) => client.call(...wmRequest(target, 'create', { body: new JsonText(b.body!) as unknown as BodyOf<'wm.user.create'>, signal: ctx.signal })),
       done: (b, res) => {
