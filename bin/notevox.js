@@ -9,7 +9,7 @@
 // (node:fs's ES facade loads fs/promises and the fs streams), which `--version` and help need not pay; the bundle
 // is still imported as ES modules, only when needed.
 'use strict';
-const { existsSync, readFileSync, writeSync } = require('node:fs');
+const { existsSync, readFileSync, writeFileSync, writeSync } = require('node:fs');
 const nodeModule = require('node:module');
 const { join } = require('node:path');
 
@@ -35,27 +35,116 @@ async function verboseVersion() {
 }
 
 /**
- * Node's compile cache (Node >= 22.1; absent on older Node, where this does nothing): the V8 code of every module
- * loaded after this point (the help fast path, the bundle's chunks, the dependencies) is kept on disk and reused by
- * the next run, instead of being compiled again at each start. It lives in notevox's cache directory
- * (NOTEVOX_CACHE_DIR, else $XDG_CACHE_HOME/notevox, else ~/.cache/notevox), in compile-cache/; Node keys it by its
- * own version and checks each entry against the file's content. NODE_COMPILE_CACHE, set by the user, wins;
- * NODE_DISABLE_COMPILE_CACHE=1 turns it off. A cache that cannot be written costs nothing but the speed-up.
+ * notevox's directory of compiled code: NODE_COMPILE_CACHE when the user sets it, else compile-cache/ in notevox's
+ * cache directory (NOTEVOX_CACHE_DIR, else $XDG_CACHE_HOME/notevox, else ~/.cache/notevox); undefined when
+ * NODE_DISABLE_COMPILE_CACHE=1 turns it off, or no directory can be named.
  */
-function enableCompileCache() {
-  if (typeof nodeModule.enableCompileCache !== 'function' || process.env.NODE_COMPILE_CACHE) return;
+function compileCacheDir() {
   const env = process.env;
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  if (env.NODE_COMPILE_CACHE) return env.NODE_COMPILE_CACHE;
   let base;
   if (env.NOTEVOX_CACHE_DIR) base = env.NOTEVOX_CACHE_DIR;
   else if (env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/')) base = env.XDG_CACHE_HOME + '/notevox';
   else if (process.platform === 'win32' && env.LOCALAPPDATA) base = env.LOCALAPPDATA + '\\notevox';
   else if (env.HOME) base = env.HOME + '/.cache/notevox';
-  else return;
+  else return undefined;
+  return base + (process.platform === 'win32' ? '\\' : '/') + 'compile-cache';
+}
+
+/**
+ * Node's compile cache (Node >= 22.1; absent on older Node, where this does nothing): the V8 code of every module
+ * loaded after this point (the help fast path, the bundle's chunks, the dependencies) is kept on disk and reused by
+ * the next run, instead of being compiled again at each start. It lives in compileCacheDir(); Node keys it by its
+ * own version and checks each entry against the file's content. NODE_COMPILE_CACHE, set by the user, wins (Node
+ * then enables it itself); NODE_DISABLE_COMPILE_CACHE=1 turns it off. A cache that cannot be written costs nothing
+ * but the speed-up.
+ */
+function enableCompileCache() {
+  if (typeof nodeModule.enableCompileCache !== 'function' || process.env.NODE_COMPILE_CACHE) return;
+  const dir = compileCacheDir();
+  if (dir === undefined) return;
   try {
-    nodeModule.enableCompileCache(base + (process.platform === 'win32' ? '\\' : '/') + 'compile-cache');
+    nodeModule.enableCompileCache(dir);
   } catch {
     // not fatal: the modules are compiled as without a cache
   }
+}
+
+/**
+ * The hot bundle (scripts/build.mjs, src/hot.ts): dist/hot.json names it and the words of the commands it runs.
+ * Undefined when the command line does not name every word of one of them (or the build wrote none): the whole
+ * bundle runs it.
+ */
+function hotBundle() {
+  if (args.length < 2) return undefined;
+  let hot;
+  try {
+    hot = JSON.parse(readFileSync(join(__dirname, '..', 'dist', 'hot.json'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const named = hot.commands.some(function (words) {
+    return words.every(function (w) {
+      return args.includes(w);
+    });
+  });
+  return named ? hot : undefined;
+}
+
+/**
+ * Load the hot bundle, a CommonJS file, as Node's loader would (the same wrapper, require and file name, so stack
+ * traces name its lines), but compiled through node:vm with a V8 code cache of its own: made when the command has
+ * run (at exit), it holds the code of every function the command ran, where Node's compile cache holds only what
+ * was compiled with the module, the rest being compiled again at each start. The cache file is named after the
+ * bundle (its name carries a hash of its content: V8 checks a cache against the source's length only) and this
+ * Node's version and architecture; V8 rejects one made with other flags, and then it is made again. It is written
+ * when there was none or V8 rejected it, at the exit of a process that ran the command (cacheAtExit), and not when V8's flags
+ * changed during the run (wasmTierApplied). A cache that cannot be read or written costs nothing but the speed-up.
+ */
+function loadHot(hot) {
+  const vm = require('node:vm');
+  const path = require('node:path');
+  const file = join(__dirname, '..', 'dist', hot.file);
+  const source = readFileSync(file, 'utf8');
+  const dir = compileCacheDir();
+  const cacheFile = dir && join(dir, path.basename(hot.file, '.cjs') + '-' + process.version + '-' + process.arch + '.v8cache');
+  let cachedData;
+  if (cacheFile) {
+    try {
+      cachedData = readFileSync(cacheFile);
+    } catch {
+      // none yet
+    }
+  }
+  const script = new vm.Script('(function (exports, require, module, __filename, __dirname) { ' + source + '\n})', {
+    filename: file,
+    cachedData: cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, nodeModule.createRequire(file), mod, file, path.dirname(file));
+  const exports = mod.exports;
+  const stale = cacheFile && (cachedData === undefined || script.cachedDataRejected);
+  exports.cacheAtExit = function () {
+    if (!stale) return;
+    process.once('exit', function () {
+      if (exports.wasmTierApplied()) return;
+      const temp = cacheFile + '.' + process.pid + '.tmp';
+      try {
+        require('node:fs').mkdirSync(dir, { recursive: true });
+        writeFileSync(temp, script.createCachedData());
+        require('node:fs').renameSync(temp, cacheFile);
+      } catch {
+        try {
+          require('node:fs').rmSync(temp, { force: true });
+        } catch {
+          // nothing more to do
+        }
+      }
+    });
+  };
+  return exports;
 }
 
 function isVersionFlag(a) {
@@ -149,6 +238,15 @@ async function run() {
   }
   // After the help fast path: its one small file gains nothing measurable from the cache, the bundle does.
   enableCompileCache();
+  const hot = hotBundle();
+  if (hot) {
+    const h = loadHot(hot);
+    if (h.parseFast(args)) {
+      h.preferBaselineWasm();
+      h.cacheAtExit();
+      return h.main(args);
+    }
+  }
   const bundle = join(__dirname, '..', 'dist', 'cli.js');
   if (!existsSync(bundle)) {
     process.stderr.write('notevox: dist/cli.js is missing; run `npm run build` in the notevox checkout first\n');
