@@ -99,8 +99,9 @@ function hotBundle() {
  * was compiled with the module, the rest being compiled again at each start. The cache file is named after the
  * bundle (its name carries a hash of its content: V8 checks a cache against the source's length only) and this
  * Node's version and architecture; V8 rejects one made with other flags, and then it is made again. It is written
- * when there was none or V8 rejected it, at the exit of a process that ran the command (cacheAtExit), and not when V8's flags
- * changed during the run (wasmTierApplied). A cache that cannot be read or written costs nothing but the speed-up.
+ * when there was none (or only one of a failed run), or V8 rejected it, at the exit of a process that ran the
+ * command (cacheAtExit), and not when V8's flags changed during the run (wasmTierApplied). A cache that cannot be
+ * read or written costs nothing but the speed-up.
  */
 function loadHot(hot) {
   const vm = require('node:vm');
@@ -108,13 +109,21 @@ function loadHot(hot) {
   const file = join(__dirname, '..', 'dist', hot.file);
   const source = readFileSync(file, 'utf8');
   const dir = compileCacheDir();
-  const cacheFile = dir && join(dir, path.basename(hot.file, '.cjs') + '-' + process.version + '-' + process.arch + '.v8cache');
+  // `<name>.v8cache` is made by a run that ended with exit code 0; `<name>.partial.v8cache` by one that did not
+  // (`notes get` before `auth login`): it holds the code of a failure only, and is replaced once a run succeeds.
+  const base = dir && join(dir, path.basename(hot.file, '.cjs') + '-' + process.version + '-' + process.arch);
   let cachedData;
-  if (cacheFile) {
+  let full = false;
+  if (base) {
     try {
-      cachedData = readFileSync(cacheFile);
+      cachedData = readFileSync(base + '.v8cache');
+      full = true;
     } catch {
-      // none yet
+      try {
+        cachedData = readFileSync(base + '.partial.v8cache');
+      } catch {
+        // none yet
+      }
     }
   }
   const script = new vm.Script('(function (exports, require, module, __filename, __dirname) { ' + source + '\n})', {
@@ -125,19 +134,24 @@ function loadHot(hot) {
   const mod = { exports: {} };
   script.runInThisContext().call(mod.exports, mod.exports, nodeModule.createRequire(file), mod, file, path.dirname(file));
   const exports = mod.exports;
-  const stale = cacheFile && (cachedData === undefined || script.cachedDataRejected);
+  const usable = cachedData !== undefined && !script.cachedDataRejected;
   exports.cacheAtExit = function () {
-    if (!stale) return;
-    process.once('exit', function () {
+    if (!base || (usable && full)) return;
+    process.once('exit', function (code) {
       if (exports.wasmTierApplied()) return;
+      const succeeded = code === 0;
+      if (usable && !succeeded) return; // a partial one is there already
+      const cacheFile = base + (succeeded ? '.v8cache' : '.partial.v8cache');
+      const fs = require('node:fs');
       const temp = cacheFile + '.' + process.pid + '.tmp';
       try {
-        require('node:fs').mkdirSync(dir, { recursive: true });
+        fs.mkdirSync(dir, { recursive: true });
         writeFileSync(temp, script.createCachedData());
-        require('node:fs').renameSync(temp, cacheFile);
+        fs.renameSync(temp, cacheFile);
+        if (succeeded) fs.rmSync(base + '.partial.v8cache', { force: true });
       } catch {
         try {
-          require('node:fs').rmSync(temp, { force: true });
+          fs.rmSync(temp, { force: true });
         } catch {
           // nothing more to do
         }

@@ -78,6 +78,17 @@ describe('the hot bundle', () => {
     expect(readFileSync(file).length).toBeGreaterThan(1000);
   });
 
+  it('a failed run (no key yet) leaves a partial cache, which the first run that succeeds replaces', async () => {
+    const cache = freshCache();
+    const failed = await runCli(['notes', 'get', GUID, '-o', 'json'], { baseUrl: sb.baseUrl, configDir: cfg.dir, env: { NOTEVOX_CACHE_DIR: cache } });
+    expect(failed.exitCode).toBe(EXIT.UNAUTHENTICATED);
+    expect(hotCaches(cache)).toEqual([expect.stringMatching(/\.partial\.v8cache$/)]);
+    const again = await runCli(['notes', 'get', GUID, '-o', 'json'], { baseUrl: sb.baseUrl, configDir: cfg.dir, env: { NOTEVOX_CACHE_DIR: cache } });
+    expect(again).toEqual(failed);
+    expect((await run(['notes', 'get', GUID, '-o', 'json'], cache)).exitCode).toBe(0);
+    expect(hotCaches(cache)).toEqual([expect.not.stringMatching(/partial/)]);
+  });
+
   it('NODE_DISABLE_COMPILE_CACHE=1: no cache written, same answer', async () => {
     const cache = freshCache();
     const r = await run(['notes', 'get', GUID, '-o', 'json'], cache, { NODE_DISABLE_COMPILE_CACHE: '1' });
