@@ -93,10 +93,11 @@ function hotBundle() {
 }
 
 /**
- * Load the hot bundle, a CommonJS file, as Node's loader would (the same wrapper, require and file name, so stack
- * traces name its lines), but compiled through node:vm with a V8 code cache of its own: made when the command has
- * run (at exit), it holds the code of every function the command ran, where Node's compile cache holds only what
- * was compiled with the module, the rest being compiled again at each start. The cache file is named after the
+ * Load the hot bundle, a CommonJS module, as Node's loader would (the same wrapper, written into the file by the
+ * build, the same require and file name, so stack traces name its lines), but compiled through node:vm with a V8
+ * code cache of its own: made when the command has run (at exit), it holds the code of every function the command
+ * ran, where Node's compile cache holds only what was compiled with the module, the rest being compiled again at
+ * each start. The cache file is named after the
  * bundle (its name carries a hash of its content: V8 checks a cache against the source's length only) and this
  * Node's version and architecture; V8 rejects one made with other flags, and then it is made again. It is written
  * when there was none (or only one of a failed run), or V8 rejected it, at the exit of a process that ran the
@@ -126,7 +127,8 @@ function loadHot(hot) {
       }
     }
   }
-  const script = new vm.Script('(function (exports, require, module, __filename, __dirname) { ' + source + '\n})', {
+  // The file is the function Node's loader would wrap a CommonJS module in (scripts/build.mjs): compiled as it is.
+  const script = new vm.Script(source, {
     filename: file,
     cachedData: cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,

@@ -10,10 +10,11 @@
 // dist/help/ gets the help of every command for the launcher's fast path (src/help/).
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { rollup } from 'rollup';
 import { acyclicGroups, chunkGroups } from './chunk-groups.mjs';
-import { relative, sep } from 'node:path';
+import { dirname, relative, sep } from 'node:path';
+import { runInThisContext } from 'node:vm';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The entry point of the bundle (relative to the project root): the sandbox is a command of the CLI, not an entry of its own. */
@@ -269,8 +270,11 @@ const hot = await build({
   external: Object.keys(dependencies),
   minifyWhitespace: true,
   minifySyntax: true,
+  // The file is the function Node's loader would wrap a CommonJS module in, so that the launcher compiles it as it
+  // is: wrapping it there made a second copy of its 130 kB text (and a young-generation GC in `notes get`).
   // `import.meta.url` of the modules of src/ is this file's URL (dist/chunks/, as the ES chunks are).
-  banner: { js: "var __notevoxHotUrl = require('node:url').pathToFileURL(__filename).href;" },
+  banner: { js: `(function (exports, require, module, __filename, __dirname) { 'use strict'; var __notevoxHotUrl = require('node:url').pathToFileURL(__filename).href;` },
+  footer: { js: '})' },
   define: { __NOTEVOX_VERSION__: JSON.stringify(version), __NOTEVOX_NODE_ENGINES__: JSON.stringify(engines.node), 'import.meta.url': '__notevoxHotUrl' },
   plugins: [
     {
@@ -292,7 +296,10 @@ const hot = await build({
 });
 const [hotFile, hotOutput] = Object.entries(hot.metafile.outputs).find(([, o]) => o.entryPoint === 'src/hot.ts');
 // What the launcher reads to choose it: the file, and the words of the commands it runs (fast-path.ts FAST_COMMANDS).
-const { FAST_COMMANDS } = await import(pathToFileURL(`${root}${hotFile}`).href);
+const hotModule = { exports: {} };
+const hotPath = `${root}${hotFile}`;
+runInThisContext(readFileSync(hotPath, 'utf8'), { filename: hotPath })(hotModule.exports, createRequire(hotPath), hotModule, hotPath, dirname(hotPath));
+const { FAST_COMMANDS } = hotModule.exports;
 writeFileSync(at('dist/hot.json'), JSON.stringify({ file: relative('dist', hotFile).split(sep).join('/'), commands: FAST_COMMANDS.map((c) => c.words) }));
 // Its imports of the ES chunks (HOT_ELSEWHERE) are files of dist/, as in the metafile of the chunks.
 const hotImports = hotOutput.imports.map((i) => (i.external && i.path.startsWith('./') ? { path: `dist/chunks/${i.path.slice(2)}`, kind: i.kind } : i));
