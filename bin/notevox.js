@@ -128,13 +128,15 @@ function loadHot(hot) {
     }
   }
   // The file is the function Node's loader would wrap a CommonJS module in (scripts/build.mjs): compiled as it is.
-  const script = new vm.Script(source, {
-    filename: file,
-    cachedData: cachedData,
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  const script = new vm.Script(source, { filename: file, cachedData: cachedData });
+  // The hot bundle's import() of a package or of a chunk beside it (scripts/build.mjs rewrites them into calls of
+  // this): an import() of this module's, which needs no vm option (the one without a flag prints an
+  // ExperimentalWarning). A package resolves from bin/ as from dist/chunks/: both are in the package.
+  const importFromHot = function (specifier) {
+    return import(specifier.startsWith('./') ? require('node:url').pathToFileURL(join(path.dirname(file), specifier)).href : specifier);
+  };
   const mod = { exports: {} };
-  script.runInThisContext().call(mod.exports, mod.exports, nodeModule.createRequire(file), mod, file, path.dirname(file));
+  script.runInThisContext().call(mod.exports, mod.exports, nodeModule.createRequire(file), mod, file, path.dirname(file), importFromHot);
   const exports = mod.exports;
   const usable = cachedData !== undefined && !script.cachedDataRejected;
   exports.cacheAtExit = function () {

@@ -15,6 +15,7 @@ import { rollup } from 'rollup';
 import { acyclicGroups, chunkGroups } from './chunk-groups.mjs';
 import { dirname, relative, sep } from 'node:path';
 import { runInThisContext } from 'node:vm';
+import { createHash } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The entry point of the bundle (relative to the project root): the sandbox is a command of the CLI, not an entry of its own. */
@@ -261,7 +262,8 @@ const hot = await build({
   absWorkingDir: root,
   entryPoints: ['src/hot.ts'],
   outdir: 'dist/chunks',
-  entryNames: '[name]-[hash]',
+  // Named after a hash of its final content below (hot-<hash>.cjs).
+  entryNames: '[name]',
   outExtension: { '.js': '.cjs' },
   bundle: true,
   format: 'cjs',
@@ -273,7 +275,8 @@ const hot = await build({
   // The file is the function Node's loader would wrap a CommonJS module in, so that the launcher compiles it as it
   // is: wrapping it there made a second copy of its 130 kB text (and a young-generation GC in `notes get`).
   // `import.meta.url` of the modules of src/ is this file's URL (dist/chunks/, as the ES chunks are).
-  banner: { js: `(function (exports, require, module, __filename, __dirname) { 'use strict'; var __notevoxHotUrl = require('node:url').pathToFileURL(__filename).href;` },
+  // Its import() of a package or chunk is rewritten below into a call of __notevoxImport, which the launcher passes.
+  banner: { js: `(function (exports, require, module, __filename, __dirname, __notevoxImport) { 'use strict'; var __notevoxHotUrl = require('node:url').pathToFileURL(__filename).href;` },
   footer: { js: '})' },
   define: { __NOTEVOX_VERSION__: JSON.stringify(version), __NOTEVOX_NODE_ENGINES__: JSON.stringify(engines.node), 'import.meta.url': '__notevoxHotUrl' },
   plugins: [
@@ -294,16 +297,35 @@ const hot = await build({
   metafile: true,
   logLevel: 'warning',
 });
-const [hotFile, hotOutput] = Object.entries(hot.metafile.outputs).find(([, o]) => o.entryPoint === 'src/hot.ts');
+const [hotBuilt, hotOutput] = Object.entries(hot.metafile.outputs).find(([, o]) => o.entryPoint === 'src/hot.ts');
 // What the launcher reads to choose it: the file, and the words of the commands it runs (fast-path.ts FAST_COMMANDS).
-const hotModule = { exports: {} };
+/**
+ * An import() in code that node:vm compiled needs vm's importModuleDynamically, whose one form without a flag
+ * (vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER) prints an ExperimentalWarning when used (ora's spinner, a proxy,
+ * --debug). So each import() the hot bundle keeps (a package of `dependencies`, or a chunk: esbuild's metafile lists
+ * them) calls the launcher's __notevoxImport instead, an import() of the launcher's own, which Node runs as for
+ * any module. Any other `import(` in the file fails the build.
+ */
+const dynamicExternals = new Set(hotOutput.imports.filter((i) => i.external && i.kind === 'dynamic-import').map((i) => i.path));
+const hotCode = readFileSync(`${root}${hotBuilt}`, 'utf8').replace(/\bimport\(("[^"\\]+")\)/g, (whole, literal) => {
+  if (!dynamicExternals.has(JSON.parse(literal))) throw new Error(`build: the hot bundle has ${whole}, which its metafile does not list as an import()`);
+  return `__notevoxImport(${literal})`;
+});
+if (/\bimport\s*\(/.test(hotCode)) throw new Error(`build: the hot bundle has an import() the build cannot rewrite: ${/.{0,60}\bimport\s*\(.{0,60}/.exec(hotCode)[0]}`);
+// The name carries a hash of the content, which keys the launcher's code cache (V8 checks only the length).
+const hotHash = createHash('sha256').update(hotCode).digest('base64url').slice(0, 10);
+const hotFile = `dist/chunks/hot-${hotHash}.cjs`;
 const hotPath = `${root}${hotFile}`;
-runInThisContext(readFileSync(hotPath, 'utf8'), { filename: hotPath })(hotModule.exports, createRequire(hotPath), hotModule, hotPath, dirname(hotPath));
+rmSync(`${root}${hotBuilt}`);
+writeFileSync(hotPath, hotCode);
+const hotModule = { exports: {} };
+const importFromBuild = (specifier) => import(specifier.startsWith('./') ? pathToFileURL(`${dirname(hotPath)}/${specifier.slice(2)}`).href : specifier);
+runInThisContext(hotCode, { filename: hotPath })(hotModule.exports, createRequire(hotPath), hotModule, hotPath, dirname(hotPath), importFromBuild);
 const { FAST_COMMANDS } = hotModule.exports;
 writeFileSync(at('dist/hot.json'), JSON.stringify({ file: relative('dist', hotFile).split(sep).join('/'), commands: FAST_COMMANDS.map((c) => c.words) }));
 // Its imports of the ES chunks (HOT_ELSEWHERE) are files of dist/, as in the metafile of the chunks.
 const hotImports = hotOutput.imports.map((i) => (i.external && i.path.startsWith('./') ? { path: `dist/chunks/${i.path.slice(2)}`, kind: i.kind } : i));
-Object.assign(result.metafile.outputs, { [hotFile]: { ...hotOutput, imports: hotImports } });
+Object.assign(result.metafile.outputs, { [hotFile]: { ...hotOutput, bytes: Buffer.byteLength(hotCode), imports: hotImports } });
 
 // The launcher's help fast path on its own: one file with no chunk to import (not even esbuild's runtime), in
 // CommonJS as the launcher is (bin/notevox.js: help then loads no ES module), `import.meta.url` being its own path.
