@@ -102,13 +102,18 @@ function hotBundle() {
  * Node's version and architecture; V8 rejects one made with other flags, and then it is made again. It is written
  * when there was none (or only one of a failed run), or V8 rejected it, at the exit of a process that ran the
  * command (cacheAtExit), and not when V8's flags changed during the run (wasmTierApplied). A cache that cannot be
- * read or written costs nothing but the speed-up.
+ * read or written costs nothing but the speed-up. Undefined when the file cannot be read.
  */
 function loadHot(hot) {
   const vm = require('node:vm');
   const path = require('node:path');
   const file = join(__dirname, '..', 'dist', hot.file);
-  const source = readFileSync(file, 'utf8');
+  let source;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch {
+    return undefined; // not there (a dist/ being rebuilt): the whole bundle runs the command
+  }
   const dir = compileCacheDir();
   // `<name>.v8cache` is made by a run that ended with exit code 0; `<name>.partial.v8cache` by one that did not
   // (`notes get` before `auth login`): it holds the code of a failure only, and is replaced once a run succeeds.
@@ -259,7 +264,7 @@ async function run() {
   const hot = hotBundle();
   if (hot) {
     const h = loadHot(hot);
-    if (h.parseFast(args)) {
+    if (h && h.parseFast(args)) {
       h.preferBaselineWasm();
       h.cacheAtExit();
       return h.main(args);
