@@ -9,7 +9,7 @@
 // (node:fs's ES facade loads fs/promises and the fs streams), which `--version` and help need not pay; the bundle
 // is still imported as ES modules, only when needed.
 'use strict';
-const { existsSync, readFileSync, writeSync } = require('node:fs');
+const { existsSync, readFileSync, writeFileSync, writeSync } = require('node:fs');
 const nodeModule = require('node:module');
 const { join } = require('node:path');
 
@@ -35,27 +35,139 @@ async function verboseVersion() {
 }
 
 /**
- * Node's compile cache (Node >= 22.1; absent on older Node, where this does nothing): the V8 code of every module
- * loaded after this point (the help fast path, the bundle's chunks, the dependencies) is kept on disk and reused by
- * the next run, instead of being compiled again at each start. It lives in notevox's cache directory
- * (NOTEVOX_CACHE_DIR, else $XDG_CACHE_HOME/notevox, else ~/.cache/notevox), in compile-cache/; Node keys it by its
- * own version and checks each entry against the file's content. NODE_COMPILE_CACHE, set by the user, wins;
- * NODE_DISABLE_COMPILE_CACHE=1 turns it off. A cache that cannot be written costs nothing but the speed-up.
+ * notevox's directory of compiled code: NODE_COMPILE_CACHE when the user sets it, else compile-cache/ in notevox's
+ * cache directory (NOTEVOX_CACHE_DIR, else $XDG_CACHE_HOME/notevox, else ~/.cache/notevox); undefined when
+ * NODE_DISABLE_COMPILE_CACHE=1 turns it off, or no directory can be named.
  */
-function enableCompileCache() {
-  if (typeof nodeModule.enableCompileCache !== 'function' || process.env.NODE_COMPILE_CACHE) return;
+function compileCacheDir() {
   const env = process.env;
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  if (env.NODE_COMPILE_CACHE) return env.NODE_COMPILE_CACHE;
   let base;
   if (env.NOTEVOX_CACHE_DIR) base = env.NOTEVOX_CACHE_DIR;
   else if (env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/')) base = env.XDG_CACHE_HOME + '/notevox';
   else if (process.platform === 'win32' && env.LOCALAPPDATA) base = env.LOCALAPPDATA + '\\notevox';
   else if (env.HOME) base = env.HOME + '/.cache/notevox';
-  else return;
+  else return undefined;
+  return base + (process.platform === 'win32' ? '\\' : '/') + 'compile-cache';
+}
+
+/**
+ * Node's compile cache (Node >= 22.1; absent on older Node, where this does nothing): the V8 code of every module
+ * loaded after this point (the help fast path, the bundle's chunks, the dependencies) is kept on disk and reused by
+ * the next run, instead of being compiled again at each start. It lives in compileCacheDir(); Node keys it by its
+ * own version and checks each entry against the file's content. NODE_COMPILE_CACHE, set by the user, wins (Node
+ * then enables it itself); NODE_DISABLE_COMPILE_CACHE=1 turns it off. A cache that cannot be written costs nothing
+ * but the speed-up.
+ */
+function enableCompileCache() {
+  if (typeof nodeModule.enableCompileCache !== 'function' || process.env.NODE_COMPILE_CACHE) return;
+  const dir = compileCacheDir();
+  if (dir === undefined) return;
   try {
-    nodeModule.enableCompileCache(base + (process.platform === 'win32' ? '\\' : '/') + 'compile-cache');
+    nodeModule.enableCompileCache(dir);
   } catch {
     // not fatal: the modules are compiled as without a cache
   }
+}
+
+/**
+ * The hot bundle (scripts/build.mjs, src/hot.ts): dist/hot.json names it and the words of the commands it runs.
+ * Undefined when the command line does not name every word of one of them (or the build wrote none): the whole
+ * bundle runs it.
+ */
+function hotBundle() {
+  if (args.length < 2) return undefined;
+  let hot;
+  try {
+    hot = JSON.parse(readFileSync(join(__dirname, '..', 'dist', 'hot.json'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const named = hot.commands.some(function (words) {
+    return words.every(function (w) {
+      return args.includes(w);
+    });
+  });
+  return named ? hot : undefined;
+}
+
+/**
+ * Load the hot bundle, a CommonJS module, as Node's loader would (the same wrapper, written into the file by the
+ * build, the same require and file name, so stack traces name its lines), but compiled through node:vm with a V8
+ * code cache of its own: made when the command has run (at exit), it holds the code of every function the command
+ * ran, where Node's compile cache holds only what was compiled with the module, the rest being compiled again at
+ * each start. The cache file is named after the
+ * bundle (its name carries a hash of its content: V8 checks a cache against the source's length only) and this
+ * Node's version and architecture; V8 rejects one made with other flags, and then it is made again. It is written
+ * when there was none (or only one of a failed run), or V8 rejected it, at the exit of a process that ran the
+ * command (cacheAtExit), and not when V8's flags changed during the run (wasmTierApplied). A cache that cannot be
+ * read or written costs nothing but the speed-up. Undefined when the file cannot be read.
+ */
+function loadHot(hot) {
+  const vm = require('node:vm');
+  const path = require('node:path');
+  const file = join(__dirname, '..', 'dist', hot.file);
+  let source;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch {
+    return undefined; // not there (a dist/ being rebuilt): the whole bundle runs the command
+  }
+  const dir = compileCacheDir();
+  // `<name>.v8cache` is made by a run that ended with exit code 0; `<name>.partial.v8cache` by one that did not
+  // (`notes get` before `auth login`): it holds the code of a failure only, and is replaced once a run succeeds.
+  const base = dir && join(dir, path.basename(hot.file, '.cjs') + '-' + process.version + '-' + process.arch);
+  let cachedData;
+  let full = false;
+  if (base) {
+    try {
+      cachedData = readFileSync(base + '.v8cache');
+      full = true;
+    } catch {
+      try {
+        cachedData = readFileSync(base + '.partial.v8cache');
+      } catch {
+        // none yet
+      }
+    }
+  }
+  // The file is the function Node's loader would wrap a CommonJS module in (scripts/build.mjs): compiled as it is.
+  const script = new vm.Script(source, { filename: file, cachedData: cachedData });
+  // The hot bundle's import() of a package or of a chunk beside it (scripts/build.mjs rewrites them into calls of
+  // this): an import() of this module's, which needs no vm option (the one without a flag prints an
+  // ExperimentalWarning). A package resolves from bin/ as from dist/chunks/: both are in the package.
+  const importFromHot = function (specifier) {
+    return import(specifier.startsWith('./') ? require('node:url').pathToFileURL(join(path.dirname(file), specifier)).href : specifier);
+  };
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, nodeModule.createRequire(file), mod, file, path.dirname(file), importFromHot);
+  const exports = mod.exports;
+  const usable = cachedData !== undefined && !script.cachedDataRejected;
+  exports.cacheAtExit = function () {
+    if (!base || (usable && full)) return;
+    process.once('exit', function (code) {
+      if (exports.wasmTierApplied()) return;
+      const succeeded = code === 0;
+      if (usable && !succeeded) return; // a partial one is there already
+      const cacheFile = base + (succeeded ? '.v8cache' : '.partial.v8cache');
+      const fs = require('node:fs');
+      const temp = cacheFile + '.' + process.pid + '.tmp';
+      try {
+        fs.mkdirSync(dir, { recursive: true });
+        writeFileSync(temp, script.createCachedData());
+        fs.renameSync(temp, cacheFile);
+        if (succeeded) fs.rmSync(base + '.partial.v8cache', { force: true });
+      } catch {
+        try {
+          fs.rmSync(temp, { force: true });
+        } catch {
+          // nothing more to do
+        }
+      }
+    });
+  };
+  return exports;
 }
 
 function isVersionFlag(a) {
@@ -149,6 +261,15 @@ async function run() {
   }
   // After the help fast path: its one small file gains nothing measurable from the cache, the bundle does.
   enableCompileCache();
+  const hot = hotBundle();
+  if (hot) {
+    const h = loadHot(hot);
+    if (h && h.parseFast(args)) {
+      h.preferBaselineWasm();
+      h.cacheAtExit();
+      return h.main(args);
+    }
+  }
   const bundle = join(__dirname, '..', 'dist', 'cli.js');
   if (!existsSync(bundle)) {
     process.stderr.write('notevox: dist/cli.js is missing; run `npm run build` in the notevox checkout first\n');

@@ -10,10 +10,12 @@
 // dist/help/ gets the help of every command for the launcher's fast path (src/help/).
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { rollup } from 'rollup';
 import { acyclicGroups, chunkGroups } from './chunk-groups.mjs';
-import { relative, sep } from 'node:path';
+import { dirname, relative, sep } from 'node:path';
+import { runInThisContext } from 'node:vm';
+import { createHash } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The entry point of the bundle (relative to the project root): the sandbox is a command of the CLI, not an entry of its own. */
@@ -229,6 +231,101 @@ function composeMeta(esbuildMeta, chunks) {
   return { inputs: esbuildMeta.inputs, outputs };
 }
 const result = { metafile: composeMeta(esbuilt.metafile, rolled) };
+
+/**
+ * The hot bundle (src/hot.ts): the fast path's commands (`notes get <guid>`, src/fast-path.ts) as one CommonJS file
+ * with everything they may reach (the node:http and undici transports, the answer check, --debug's zod), for the
+ * launcher to run through node:vm with a code cache made after the command ran (bin/notevox.js, loadHot): that
+ * cache holds the code of every function the command ran, where Node's compile cache of the ES chunks holds only
+ * what was compiled with each module (the rest compiled again at each start: ~5 ms of `notes get`). Its name
+ * carries a hash of its content, which keys the launcher's cache file (V8 checks a cache against the source's length
+ * only). Modules are evaluated on first import as in the chunks; `dependencies` stay in node_modules. Commander's
+ * path (cli-program.ts, and program.ts for the build) is left out: the launcher runs this file's main only for a
+ * command line parseFast takes, and dist/cli.js for any other; reaching it here is an error that says so.
+ */
+const COMMANDER_PATH = /^\.\/(cli-program|program)\.js$/;
+/**
+ * What the hot bundle leaves to the ES chunks, loaded from there when reached: undici (the transport through a
+ * proxy) and the response schemas with zod (the opt-in check of --debug), most of the 1 MB that the file would be
+ * otherwise (reading it and its code cache cost every start). Both are libraries the hot code only calls (their
+ * chunks' copies of the core modules they import hold no state the hot code shares); the chunk of each is the one
+ * Rollup wrote for its `import()`, in the same directory as the hot bundle.
+ */
+const HOT_ELSEWHERE = { undici: 'node_modules/undici/index.js', '../contract/endpoint-schemas.js': 'src/contract/endpoint-schemas.ts' };
+const esChunkFor = (entryPoint) => {
+  const esbuildOut = Object.entries(esbuilt.metafile.outputs).find(([, o]) => o.entryPoint === entryPoint)?.[0];
+  const chunk = esbuildOut && rolled.find((c) => c.facadeModuleId && relative(root, c.facadeModuleId).split(sep).join('/') === esbuildOut);
+  if (!chunk) throw new Error(`build: no chunk of dist/ is the import() of ${entryPoint}, which the hot bundle loads from there`);
+  return `./${chunk.fileName.replace(/^chunks\//, '')}`;
+};
+const hot = await build({
+  absWorkingDir: root,
+  entryPoints: ['src/hot.ts'],
+  outdir: 'dist/chunks',
+  // Named after a hash of its final content below (hot-<hash>.cjs).
+  entryNames: '[name]',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node22.13',
+  external: Object.keys(dependencies),
+  minifyWhitespace: true,
+  minifySyntax: true,
+  // The file is the function Node's loader would wrap a CommonJS module in, so that the launcher compiles it as it
+  // is: wrapping it there made a second copy of its 130 kB text (and a young-generation GC in `notes get`).
+  // `import.meta.url` of the modules of src/ is this file's URL (dist/chunks/, as the ES chunks are).
+  // Its import() of a package or chunk is rewritten below into a call of __notevoxImport, which the launcher passes.
+  banner: { js: `(function (exports, require, module, __filename, __dirname, __notevoxImport) { 'use strict'; var __notevoxHotUrl = require('node:url').pathToFileURL(__filename).href;` },
+  footer: { js: '})' },
+  define: { __NOTEVOX_VERSION__: JSON.stringify(version), __NOTEVOX_NODE_ENGINES__: JSON.stringify(engines.node), 'import.meta.url': '__notevoxHotUrl' },
+  plugins: [
+    {
+      name: 'hot-without-commander',
+      setup(b) {
+        b.onResolve({ filter: COMMANDER_PATH }, (args) => (args.importer.endsWith(`${sep}src${sep}cli.ts`) ? { path: args.path, namespace: 'hot-absent' } : undefined));
+        b.onResolve({ filter: /^(undici|\.\.\/contract\/endpoint-schemas\.js)$/ }, (args) =>
+          args.kind === 'dynamic-import' && HOT_ELSEWHERE[args.path] ? { path: esChunkFor(HOT_ELSEWHERE[args.path]), external: true } : undefined,
+        );
+        b.onLoad({ filter: /.*/, namespace: 'hot-absent' }, (args) => ({
+          contents: `throw new Error(${JSON.stringify(`notevox: ${args.path} is not in the hot bundle, which runs only the command lines of the fast path (bin/notevox.js runs dist/cli.js for the others)`)});`,
+          loader: 'js',
+        }));
+      },
+    },
+  ],
+  metafile: true,
+  logLevel: 'warning',
+});
+const [hotBuilt, hotOutput] = Object.entries(hot.metafile.outputs).find(([, o]) => o.entryPoint === 'src/hot.ts');
+// What the launcher reads to choose it: the file, and the words of the commands it runs (fast-path.ts FAST_COMMANDS).
+/**
+ * An import() in code that node:vm compiled needs vm's importModuleDynamically, whose one form without a flag
+ * (vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER) prints an ExperimentalWarning when used (ora's spinner, a proxy,
+ * --debug). So each import() the hot bundle keeps (a package of `dependencies`, or a chunk: esbuild's metafile lists
+ * them) calls the launcher's __notevoxImport instead, an import() of the launcher's own, which Node runs as for
+ * any module. Any other `import(` in the file fails the build.
+ */
+const dynamicExternals = new Set(hotOutput.imports.filter((i) => i.external && i.kind === 'dynamic-import').map((i) => i.path));
+const hotCode = readFileSync(`${root}${hotBuilt}`, 'utf8').replace(/\bimport\(("[^"\\]+")\)/g, (whole, literal) => {
+  if (!dynamicExternals.has(JSON.parse(literal))) throw new Error(`build: the hot bundle has ${whole}, which its metafile does not list as an import()`);
+  return `__notevoxImport(${literal})`;
+});
+if (/\bimport\s*\(/.test(hotCode)) throw new Error(`build: the hot bundle has an import() the build cannot rewrite: ${/.{0,60}\bimport\s*\(.{0,60}/.exec(hotCode)[0]}`);
+// The name carries a hash of the content, which keys the launcher's code cache (V8 checks only the length).
+const hotHash = createHash('sha256').update(hotCode).digest('base64url').slice(0, 10);
+const hotFile = `dist/chunks/hot-${hotHash}.cjs`;
+const hotPath = `${root}${hotFile}`;
+rmSync(`${root}${hotBuilt}`);
+writeFileSync(hotPath, hotCode);
+const hotModule = { exports: {} };
+const importFromBuild = (specifier) => import(specifier.startsWith('./') ? pathToFileURL(`${dirname(hotPath)}/${specifier.slice(2)}`).href : specifier);
+runInThisContext(hotCode, { filename: hotPath })(hotModule.exports, createRequire(hotPath), hotModule, hotPath, dirname(hotPath), importFromBuild);
+const { FAST_COMMANDS } = hotModule.exports;
+writeFileSync(at('dist/hot.json'), JSON.stringify({ file: relative('dist', hotFile).split(sep).join('/'), commands: FAST_COMMANDS.map((c) => c.words) }));
+// Its imports of the ES chunks (HOT_ELSEWHERE) are files of dist/, as in the metafile of the chunks.
+const hotImports = hotOutput.imports.map((i) => (i.external && i.path.startsWith('./') ? { path: `dist/chunks/${i.path.slice(2)}`, kind: i.kind } : i));
+Object.assign(result.metafile.outputs, { [hotFile]: { ...hotOutput, bytes: Buffer.byteLength(hotCode), imports: hotImports } });
 
 // The launcher's help fast path on its own: one file with no chunk to import (not even esbuild's runtime), in
 // CommonJS as the launcher is (bin/notevox.js: help then loads no ES module), `import.meta.url` being its own path.

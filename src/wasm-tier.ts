@@ -7,6 +7,7 @@
  */
 
 let baseline = false;
+let applied = false;
 
 /** The launcher: this process runs one command, so WebAssembly compiled later may stay on the baseline tier. */
 export function preferBaselineWasm(): void {
@@ -15,5 +16,12 @@ export function preferBaselineWasm(): void {
 
 /** Before WebAssembly that a one-shot command compiles (undici's llhttp). */
 export function applyWasmTier(): void {
-  if (baseline) process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
+  if (!baseline) return;
+  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
+  applied = true;
+}
+
+/** Whether V8's flags changed in this process (applyWasmTier): a code cache made now would not fit the next start's flags. */
+export function wasmTierApplied(): boolean {
+  return applied;
 }
