@@ -70,6 +70,8 @@ function flagValue(argv: string[], names: string[]): string | undefined {
     for (const n of names) {
       if (a === n) return argv[i + 1];
       if (a.startsWith(n + '=')) return a.slice(n.length + 1);
+      // a short flag with its value attached (`-ojson`), as the parser reads it
+      if (n.length === 2 && n[1] !== '-' && a.startsWith(n)) return a.slice(2);
     }
   }
   return undefined;

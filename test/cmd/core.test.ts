@@ -147,6 +147,10 @@ describe('notes get/list/rename and output formats', () => {
     expect(missing.exitCode).toBe(5);
     const json = await cli(['notes', 'get', DEMO_NOTES.deletedBrainstorm, '--json']);
     expect(JSON.parse(json.stderr.trim().split('\n').pop()!)).toMatchObject({ error: { exitCode: 5, errorType: 'not_found', code: 404000 } });
+    // the value attached to the short flag, as the parser accepts it
+    const attached = await cli(['notes', 'get', DEMO_NOTES.deletedBrainstorm, '-ojson']);
+    expect(attached.exitCode).toBe(5);
+    expect(JSON.parse(attached.stderr.trim().split('\n').pop()!)).toMatchObject({ error: { exitCode: 5, errorType: 'not_found' } });
     const rejected = await cli(['api', 'PATCH', `notes/${DEMO_NOTES.sprintRetro}?updateMask=color`, '-F', 'title=x']);
     expect(rejected.exitCode).toBe(6);
     expect(rejected.stderr).toMatch(/400 bad_request, code 400001/);
