@@ -158,6 +158,7 @@ function loadHot(hot) {
         writeFileSync(temp, script.createCachedData());
         fs.renameSync(temp, cacheFile);
         if (succeeded) fs.rmSync(base + '.partial.v8cache', { force: true });
+        sweepHotCaches(fs, dir, path.basename(base));
       } catch {
         try {
           fs.rmSync(temp, { force: true });
@@ -168,6 +169,30 @@ function loadHot(hot) {
     });
   };
   return exports;
+}
+
+/** Hot caches of other builds or Node versions untouched this long are removed when a cache is written. */
+const HOT_CACHE_MAX_AGE_MS = 14 * 24 * 3600 * 1000;
+
+/**
+ * Remove, from the cache directory `dir`, the hot caches that no longer serve: those of other bundles or Node
+ * versions (each build and each Node makes its own) not written for HOT_CACHE_MAX_AGE_MS, and temporary files a
+ * killed writer left (an hour old). Runs only when a cache was just written, which happens once per build and Node
+ * version; a cache still in use elsewhere that it removes is made again by that use's next run.
+ */
+function sweepHotCaches(fs, dir, keep) {
+  const now = Date.now();
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith('hot-') || name.startsWith(keep + '.')) continue;
+    const temp = name.endsWith('.tmp');
+    if (!temp && !name.endsWith('.v8cache')) continue;
+    try {
+      const file = join(dir, name);
+      if (now - fs.statSync(file).mtimeMs > (temp ? 3600 * 1000 : HOT_CACHE_MAX_AGE_MS)) fs.rmSync(file, { force: true });
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
 }
 
 function isVersionFlag(a) {

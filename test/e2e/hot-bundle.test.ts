@@ -4,7 +4,7 @@
 // take, and the code left in the ES chunks (undici through a proxy, the schemas of --debug) loaded from there.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,26 @@ describe('the hot bundle', () => {
     const whole = await run(['notes', 'get', GUID, '-ojson'], wholeCache);
     expect(whole).toEqual(first);
     expect(hotCaches(wholeCache)).toEqual([]);
+  });
+
+  it('writing a cache removes stale caches of other builds and a killed writer\'s temporary file, not recent ones', async () => {
+    const cache = freshCache();
+    const dir = join(cache, 'compile-cache');
+    mkdirSync(dir, { recursive: true });
+    const old = Date.now() / 1000 - 30 * 24 * 3600;
+    const stale = join(dir, 'hot-0ldbuild-v24.0.0-x64.v8cache');
+    const staleTemp = join(dir, `hot-0ldbuild-v24.0.0-x64.v8cache.12345.tmp`);
+    const recent = join(dir, 'hot-0therbuild-v22.13.0-x64.v8cache');
+    const foreign = join(dir, 'not-ours.v8cache');
+    for (const f of [stale, staleTemp, recent, foreign]) writeFileSync(f, 'x');
+    for (const f of [stale, staleTemp, foreign]) utimesSync(f, old, old);
+    const r = await run(['notes', 'get', GUID, '-o', 'json'], cache);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(staleTemp)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+    expect(existsSync(foreign)).toBe(true);
+    expect(hotCaches(cache)).toHaveLength(3); // this build's, the recent one, the foreign file
   });
 
   it('a cache file that is not V8 code cache is rejected by V8 and made again', async () => {
