@@ -10,8 +10,9 @@ import { parseWordMemories, type Seed } from './schema.js';
  * updated row by row, another index built after). So the seed file's text is split where its top-level
  * `wordMemories` array lies (splitWordMemories): the start parses and loads the rest while a worker thread parses,
  * checks and inserts the word memories into a database file of their own, with the same schema; the start then
- * copies that table into the seed's database with one `INSERT INTO … SELECT * FROM …`, which SQLite does by copying
- * the table's and each index's records in order (its transfer optimization), not by inserting row by row.
+ * copies its other tables (the smaller part) into that file, which becomes the seed's database (load.ts,
+ * loadSplitSeed): `INSERT INTO … SELECT * FROM …` per table, which SQLite does by copying each table's and index's
+ * records in order (its transfer optimization), not by inserting row by row.
  *
  * Nothing of this decides what a seed means or which problems it has: the worker vouches only for an array whose
  * every item the seed schema accepts, whose ids are unique (the table's primary key) and whose entries are unique
