@@ -390,7 +390,7 @@ function copyInto(db: Db, file: string): void {
     db.run(`PRAGMA ${to}.cache_size = -${256 << 10}`);
     db.tx(() => {
       for (const t of tables) db.run(`INSERT INTO ${to}."${t}" SELECT * FROM main."${t}"`);
-      // The counters in the order a whole load leaves them: the word memories' last (the rows of `db` went in first).
+      // The counters in the order a split load always left them: the word memories' last (it copied them in last).
       const wordMemories = db.get<{ seq: number }>(`SELECT seq FROM ${to}.sqlite_sequence WHERE name = 'word_memories'`);
       db.run(`DELETE FROM ${to}.sqlite_sequence`);
       db.run(`INSERT INTO ${to}.sqlite_sequence (name, seq) SELECT name, seq FROM main.sqlite_sequence WHERE name <> 'word_memories' ORDER BY rowid`);
