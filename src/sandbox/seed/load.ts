@@ -8,7 +8,7 @@ import type { TableName } from '../schema.sql.js';
 import { WEB_APP_URL } from '../serialize.js';
 import { analyze, liveSpecOf, type SeedIndex } from './checks.js';
 import { RECORDING_SOURCE_TYPES, type NoteSeed, type Seed } from './schema.js';
-import { assignIds, insertWordMemories, SPLIT_MARK, type WordMemoriesBuild } from './word-memories.js';
+import { assignIds, firstFreeId, insertWordMemories, SPLIT_MARK, type WordMemoriesBuild } from './word-memories.js';
 import { isRecord } from '../../io/values.js';
 
 /** The seed loader: reads a seed file, validates it (schema.ts, checks.ts) and inserts it in one transaction. */
@@ -117,7 +117,7 @@ class Loader {
   /** Word memories, the biggest table of a big seed (many rows per statement: insertWordMemories). */
   private wordMemories() {
     const items = this.ix.seed.wordMemories;
-    insertWordMemories(this.prepare!, items, assignIds(items), this.now);
+    insertWordMemories(this.prepare!, items, firstFreeId(items), this.now);
     this.counts.word_memories = (this.counts.word_memories ?? 0) + items.length;
   }
 
