@@ -170,9 +170,11 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const buildSplit = async (split: NonNullable<typeof cache>['split'] & {}) => {
     try {
       return await cache!.build(async (db) => {
-        keys = (await loading!.loadSplitSeed(db, split.head, split.wordMemories, seedSource)).keys;
+        const loaded = await loading!.loadSplitSeed(db, split.head, split.wordMemories, seedSource);
+        keys = loaded.keys;
         checkSeedEndpoints(db);
         built = true;
+        return loaded.file;
       });
     } catch (e) {
       if (!(e instanceof loading!.LoadWhole)) throw e;

@@ -53,13 +53,70 @@ async function rows(seed: unknown, split: boolean, pretty = false) {
       sequence: sb.db.all('SELECT * FROM sqlite_sequence ORDER BY name'),
       indexes: sb.db.all("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'word_memories' ORDER BY name"),
       integrity: sb.db.get('PRAGMA integrity_check'),
+      tables: dumpAll(sb.db),
     };
   } finally {
     await sb.shutdown();
   }
 }
 
+/**
+ * Every table of the database (sqlite_sequence too) with every row and its rowid, and the schema: the whole state
+ * a start loaded. Salted hashes (a random salt each load) are only told apart from NULL. The order of the counters
+ * in sqlite_sequence (the word memories' come last in a split load, as they always did) means nothing.
+ */
+function dumpAll(db: Awaited<ReturnType<typeof prepareSandbox>>['db']) {
+  const salted: Record<string, string[]> = { api_keys: ['secret_salt', 'secret_hash'], share_links: ['password_salt', 'password_hash'] };
+  const schema = db.all<{ type: string; name: string; sql: string | null }>('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name');
+  const tables: Record<string, unknown[]> = {};
+  for (const { name } of schema.filter((s) => s.type === 'table')) {
+    const withoutRowid = name === 'sqlite_sequence' || /WITHOUT ROWID\s*$/i.test(schema.find((s) => s.name === name)!.sql ?? '');
+    tables[name] = db.all<Record<string, unknown>>(`SELECT ${withoutRowid ? '' : 'rowid AS nvx_rowid, '}* FROM "${name}" ORDER BY 1`).map((r) => {
+      for (const c of salted[name] ?? []) if (r[c] !== null) r[c] = 'salted';
+      return r;
+    });
+  }
+  return { schema, tables };
+}
+
+/** A seed with what a load must carry over exactly: items with and without ids and times, null and absent sub-entries, unicode and escapes. */
+function trickySeed(n: number) {
+  const ws = demoSeed.workspaces![0].guid;
+  const userId = demoSeed.users![0].id;
+  const org = demoSeed.organizations![0].id;
+  const items = Array.from({ length: n }, (_, j) => ({
+    scope: ['workspace', 'user', 'organization'][j % 3],
+    scopeId: j % 3 === 0 ? ws : j % 3 === 1 ? (j % 2 ? userId : String(userId)) : org,
+    entry: j % 11 === 0 ? `ünï-${j}-😀` : j % 13 === 0 ? `q"${j}\\x/\u00e9\u0001` : `e${j}`,
+    ...(j % 4 === 0 ? { subEntry: j % 8 === 0 ? null : `s${j}-日本` } : {}),
+    ...(j % 17 === 0 ? { createdAt: '2026-02-03T04:05:06.123456+01:00' } : {}),
+    ...(j % 7 === 0 ? { id: 5_000_000 + j } : {}),
+  }));
+  const note = demoSeed.notes![0] as { ownerUserId: number; workspaceGuid?: string | null };
+  const notes = Array.from({ length: 30 }, (_, i) => ({
+    guid: 'zz' + i.toString(36).padStart(11, '0'),
+    title: `Nöte ${i} — “quoted” \\ 🎉`,
+    ownerUserId: note.ownerUserId,
+    workspaceGuid: note.workspaceGuid ?? ws,
+    sourceType: i % 2 ? 'text' : 'recording',
+    ...(i % 3 ? { createdAt: '2026-03-01T10:00:00Z' } : {}),
+    ...(i % 5 === 0 ? { id: 900_000 + i } : {}),
+    paragraphs: i % 4 ? [] : [{ text: `Grüße ${i} 😀 "x"` }],
+  }));
+  return { ...demoSeed, now: '2026-06-01T00:00:00Z', notes: [...demoSeed.notes!, ...notes], wordMemories: items };
+}
+
 describe('a seed split at its word memories', () => {
+  it('loads every table as loading it whole does, for items with and without ids, times and sub-entries, unicode and escapes', async () => {
+    const seed = trickySeed(600);
+    const whole = await rows(seed, false);
+    expect(whole.error).toBeUndefined();
+    expect(whole.wordMemories).toHaveLength(600);
+    expect((whole.tables!.tables.notes as unknown[]).length).toBe(demoSeed.notes!.length + 30);
+    expect(await rows(seed, true)).toEqual(whole);
+    expect(logged.filter((l) => /loading it whole/.test(l))).toEqual([]);
+  });
+
   it('loads what loading it whole loads: the same rows, ids, times, sequence and indexes', async () => {
     const seed = { ...demoSeed, now: '2026-06-01T00:00:00Z', wordMemories: wordMemories(300) };
     for (const pretty of [false, true]) {

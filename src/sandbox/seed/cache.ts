@@ -35,9 +35,10 @@ export interface SeedCacheEntry {
   /**
    * Build the database of `seed` in the cache (`load` fills it) and return its file, to open as a cached start
    * does. Written under a temporary name, renamed into place once complete: a start that fails or dies on the
-   * way leaves no entry.
+   * way leaves no entry. When `load` returns a file (a split seed: loadSplitSeed), that complete database file,
+   * closed, is the entry instead (it must be in the cache directory: it is renamed).
    */
-  build(load: (db: Db) => void | Promise<void>): Promise<string>;
+  build(load: (db: Db) => void | string | Promise<void | string>): Promise<string>;
 }
 
 interface Sidecar {
@@ -90,9 +91,15 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       removeOrphans(dir, `${hash}.sqlite.`);
       rmSync(tmp, { force: true });
-      await buildImage(tmp, load);
+      let built: void | string = undefined;
+      await buildImage(tmp, async (db) => {
+        built = await load(db);
+      });
       try {
-        renameSync(tmp, image);
+        if (typeof built === 'string') {
+          rmSync(tmp, { force: true });
+          renameSync(built, image);
+        } else renameSync(tmp, image);
         const sidecar: Sidecar = { format: 1, apiKeys: locateApiKeys(text, apiKeys()) };
         writeFileSync(`${sidecarFile}.tmp`, JSON.stringify(sidecar), { mode: 0o600 });
         renameSync(`${sidecarFile}.tmp`, sidecarFile);

@@ -8,7 +8,7 @@ import type { TableName } from '../schema.sql.js';
 import { WEB_APP_URL } from '../serialize.js';
 import { analyze, liveSpecOf, type SeedIndex } from './checks.js';
 import { RECORDING_SOURCE_TYPES, type NoteSeed, type Seed } from './schema.js';
-import { assignIds, insertWordMemories, SPLIT_MARK, type WordMemoriesBuild } from './word-memories.js';
+import { assignIds, firstFreeId, insertWordMemories, SPLIT_MARK, type WordMemoriesBuild } from './word-memories.js';
 import { isRecord } from '../../io/values.js';
 
 /** The seed loader: reads a seed file, validates it (schema.ts, checks.ts) and inserts it in one transaction. */
@@ -117,7 +117,7 @@ class Loader {
   /** Word memories, the biggest table of a big seed (many rows per statement: insertWordMemories). */
   private wordMemories() {
     const items = this.ix.seed.wordMemories;
-    insertWordMemories(this.prepare!, items, assignIds(items), this.now);
+    insertWordMemories(this.prepare!, items, firstFreeId(items), this.now);
     this.counts.word_memories = (this.counts.word_memories ?? 0) + items.length;
   }
 
@@ -289,10 +289,10 @@ const clip = (s: string) => (s.length > 200 ? s.slice(0, 199) + '…' : s);
 export function loadSeed(db: Db, input: unknown, source?: string): SeedSummary {
   const { seed, index } = analyze(input, source);
   const now = seed.now ? iso(seed.now) : new Date().toISOString();
-  const loader = new Loader(index, now);
+  let loader = new Loader(index, now);
   let keys: SeededKey[];
   try {
-    keys = db.bulk((prepare) => loader.load(prepare));
+    keys = insertSeed(db, () => (loader = new Loader(index, now)));
   } catch (e) {
     // An entry given twice in a scope, found by the table's UNIQUE constraint (analyze leaves it to it): the
     // checks again, with it, name every problem as they would have (nothing else found: the error as it is).
@@ -302,18 +302,57 @@ export function loadSeed(db: Db, input: unknown, source?: string): SeedSummary {
   return { keys, counts: loader.counts };
 }
 
+/**
+ * Insert a seed's rows (`loader()` makes a new Loader, which inserts the same rows each time). Its CHECK constraints
+ * are not evaluated row by row but once over the finished tables (quick_check, in the same transaction): with an IN
+ * list, SQLite builds a lookup table of its values again for every row it checks, about two thirds of the CPU of
+ * inserting a note. The checks of the seed (analyze) leave nothing for them to find; should they find anything,
+ * the rows are taken back and inserted again with the constraints checked row by row, which fails as it always did.
+ */
+export function insertSeed(db: Db, loader: () => Pick<Loader, 'load'>): SeededKey[] {
+  let keys: SeededKey[] | undefined;
+  db.run('PRAGMA ignore_check_constraints = ON');
+  try {
+    db.tx(() => {
+      let inserted: SeededKey[];
+      try {
+        inserted = db.bulk((prepare) => loader().load(prepare));
+      } finally {
+        // quick_check leaves out the CHECK constraints while they are ignored
+        db.run('PRAGMA ignore_check_constraints = OFF');
+      }
+      if (!quickCheckOk(db)) throw new ChecksFound();
+      keys = inserted;
+    });
+  } catch (e) {
+    if (!(e instanceof ChecksFound)) throw e;
+  } finally {
+    db.run('PRAGMA ignore_check_constraints = OFF');
+  }
+  return keys ?? db.bulk((prepare) => loader().load(prepare));
+}
+
+class ChecksFound extends Error {}
+
+/** The database passes quick_check: its CHECK and NOT NULL constraints hold (and its b-trees are sound). */
+function quickCheckOk(db: Db): boolean {
+  const rows = db.all<Record<string, unknown>>('PRAGMA quick_check');
+  return rows.length === 1 && Object.values(rows[0])[0] === 'ok';
+}
+
 /** A split seed (word-memories.ts) that is not vouched for: it is to be loaded whole (loadSeed), which names its problems. */
 export class LoadWhole extends Error {
   override name = 'LoadWhole';
 }
 
 /**
- * Load a seed split by splitWordMemories: `head`, the seed's parsed text without its word memories, here, while
- * `wordMemories` builds them; then their table is copied in (SQLite's transfer of a whole table, its indexes with
- * it). Throws LoadWhole for anything not vouched for (nothing is then reported from here: loading the seed whole
- * reports it, exactly as a start always has); `db` is then to be discarded.
+ * Load a seed split by splitWordMemories: `head`, the seed's parsed text without its word memories, into `db`,
+ * while `wordMemories` builds them in a file of their own; then the rest is copied into that file, which becomes
+ * the seed's database (`file`): the smaller part is copied (SQLite's transfer of whole tables, their indexes with
+ * them), not the million word memories. Throws LoadWhole for anything not vouched for (nothing is then reported
+ * from here: loading the seed whole reports it, exactly as a start always has); `db` is then to be discarded.
  */
-export async function loadSplitSeed(db: Db, head: unknown, wordMemories: WordMemoriesBuild, source?: string): Promise<SeedSummary> {
+export async function loadSplitSeed(db: Db, head: unknown, wordMemories: WordMemoriesBuild, source?: string): Promise<SeedSummary & { file: string }> {
   if (!isRecord(head) || head.wordMemories !== SPLIT_MARK) throw new LoadWhole('the wordMemories array was not the top-level one');
   let loader: Loader;
   let keys: SeededKey[];
@@ -322,7 +361,7 @@ export async function loadSplitSeed(db: Db, head: unknown, wordMemories: WordMem
     const now = seed.now ? iso(seed.now) : new Date().toISOString();
     wordMemories.start(now);
     loader = new Loader(index, now);
-    keys = db.bulk((prepare) => loader.load(prepare));
+    keys = insertSeed(db, () => (loader = new Loader(index, now)));
   } catch (e) {
     throw new LoadWhole((e as Error).message);
   }
@@ -333,15 +372,40 @@ export async function loadSplitSeed(db: Db, head: unknown, wordMemories: WordMem
     const known = s.scope === 'user' ? /^\d+$/.test(s.id) && users.has(Number(s.id)) : s.scope === 'workspace' ? workspaces.has(s.id) : organizations.has(s.id);
     if (!known) throw new LoadWhole(`unknown ${s.scope} ${s.id}`);
   }
-  db.run('ATTACH DATABASE ? AS nvx_seed_word_memories', [built.file]);
-  try {
-    // `SELECT *` of a table of the same definition into an empty one: SQLite copies the records (the transfer optimization).
-    db.tx(() => db.run('INSERT INTO main.word_memories SELECT * FROM nvx_seed_word_memories.word_memories'));
-  } finally {
-    db.run('DETACH DATABASE nvx_seed_word_memories');
-  }
+  copyInto(db, built.file);
   loader.counts.word_memories = built.count;
-  return { keys, counts: loader.counts };
+  return { keys, counts: loader.counts, file: built.file };
+}
+
+/**
+ * Copy every table of `db` but word_memories (empty there) into the database file `file` (the same schema, those
+ * tables empty), and the AUTOINCREMENT counters of those tables. `SELECT *` of a table of the same definition into
+ * an empty one: SQLite copies the records in order, index by index (its transfer optimization), which it does only
+ * with foreign keys off: the rows were checked when they went into `db`.
+ */
+function copyInto(db: Db, file: string): void {
+  const to = 'nvx_seed_base';
+  const tables = db
+    .all<{ name: string }>("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'word_memories' ORDER BY rowid")
+    .map((t) => t.name);
+  db.run('ATTACH DATABASE ? AS nvx_seed_base', [file]);
+  db.run('PRAGMA foreign_keys = OFF');
+  try {
+    db.run(`PRAGMA ${to}.journal_mode = OFF`);
+    db.run(`PRAGMA ${to}.synchronous = OFF`);
+    db.run(`PRAGMA ${to}.cache_size = -${256 << 10}`);
+    db.tx(() => {
+      for (const t of tables) db.run(`INSERT INTO ${to}."${t}" SELECT * FROM main."${t}"`);
+      // The counters in the order a split load always left them: the word memories' last (it copied them in last).
+      const wordMemories = db.get<{ seq: number }>(`SELECT seq FROM ${to}.sqlite_sequence WHERE name = 'word_memories'`);
+      db.run(`DELETE FROM ${to}.sqlite_sequence`);
+      db.run(`INSERT INTO ${to}.sqlite_sequence (name, seq) SELECT name, seq FROM main.sqlite_sequence WHERE name <> 'word_memories' ORDER BY rowid`);
+      if (wordMemories) db.run(`INSERT INTO ${to}.sqlite_sequence (name, seq) VALUES ('word_memories', ?)`, [wordMemories.seq]);
+    });
+  } finally {
+    db.run('PRAGMA foreign_keys = ON');
+    db.run(`DETACH DATABASE ${to}`);
+  }
 }
 
 /** Read a seed file as JSON; errors name the file and, for bad JSON, the line and column. */

@@ -10,8 +10,9 @@ import { parseWordMemories, type Seed } from './schema.js';
  * updated row by row, another index built after). So the seed file's text is split where its top-level
  * `wordMemories` array lies (splitWordMemories): the start parses and loads the rest while a worker thread parses,
  * checks and inserts the word memories into a database file of their own, with the same schema; the start then
- * copies that table into the seed's database with one `INSERT INTO … SELECT * FROM …`, which SQLite does by copying
- * the table's and each index's records in order (its transfer optimization), not by inserting row by row.
+ * copies its other tables (the smaller part) into that file, which becomes the seed's database (load.ts,
+ * loadSplitSeed): `INSERT INTO … SELECT * FROM …` per table, which SQLite does by copying each table's and index's
+ * records in order (its transfer optimization), not by inserting row by row.
  *
  * Nothing of this decides what a seed means or which problems it has: the worker vouches only for an array whose
  * every item the seed schema accepts, whose ids are unique (the table's primary key) and whose entries are unique
@@ -128,7 +129,7 @@ function inThisThread(text: string, file: string, unavailable?: string): WordMem
   };
 }
 
-type Parsed = { items: Seed['wordMemories']; ids: number[] } | { why: string };
+type Parsed = { items: Seed['wordMemories']; firstId: number } | { why: string };
 
 function parse(text: string): Parsed {
   let input: unknown;
@@ -138,15 +139,21 @@ function parse(text: string): Parsed {
     return { why: `not JSON: ${(e as Error).message}` };
   }
   const items = parseWordMemories(input);
-  return items ? { items, ids: assignIds(items) } : { why: 'an item the schema refuses' };
+  return items ? { items, firstId: firstFreeId(items) } : { why: 'an item the schema refuses' };
 }
 
 /** Give items without an id the next ids after the largest explicit one (as load.ts does). */
 export function assignIds<T extends { id?: number }>(items: T[]): number[] {
+  let next = firstFreeId(items);
+  return items.map((i) => i.id ?? next++);
+}
+
+/** The id after the largest explicit one (1 when none has one): the first id assignIds gives. */
+export function firstFreeId(items: ReadonlyArray<{ id?: number }>): number {
   // A loop, not Math.max(...ids): a million arguments overflow the stack.
   let next = 1;
   for (const i of items) if (i.id !== undefined && i.id >= next) next = i.id + 1;
-  return items.map((i) => i.id ?? next++);
+  return next;
 }
 
 async function build(parsed: Parsed, file: string, now: string): Promise<WordMemoriesResult> {
@@ -156,7 +163,7 @@ async function build(parsed: Parsed, file: string, now: string): Promise<WordMem
     await buildImage(file, (db) => {
       // The index built after the rows is sorted with a helper thread too: the start waits for this by then.
       db.run(`PRAGMA threads = ${SORT_THREADS}`);
-      db.bulk((prepare) => insertWordMemories(prepare, parsed.items, parsed.ids, now));
+      db.bulk((prepare) => insertWordMemories(prepare, parsed.items, parsed.firstId, now));
       scopes = db.all<{ scope: string; id: string }>('SELECT DISTINCT scope_type AS scope, scope_id AS id FROM word_memories');
     });
   } catch (e) {
@@ -173,19 +180,21 @@ const SORT_THREADS = 2;
 const WORD_MEMORY_ROWS = 64;
 
 /**
- * Insert word memories: WORD_MEMORY_ROWS rows per statement (bound from one array), the rest one by one. Measured
+ * Insert word memories: WORD_MEMORY_ROWS rows per statement (bound from one array), the rest one by one; those
+ * without an id get `firstId` and the ids after it, in order (assignIds, without an array of a million ids). Measured
  * (in sql.js, before node:sqlite) on 300k rows: about 15 % less CPU than a statement per row, whose fixed cost
  * (bind, step, reset and SQLite's statement start and AUTOINCREMENT bookkeeping) is then paid once per batch.
  * `now`: the createdAt of those without one.
  */
-export function insertWordMemories(prepare: (sql: string) => (values: readonly unknown[]) => void, items: Seed['wordMemories'], ids: number[], now: string): void {
+export function insertWordMemories(prepare: (sql: string) => (values: readonly unknown[]) => void, items: Seed['wordMemories'], firstId: number, now: string): void {
+  let next = firstId;
   const columns = ['id', 'scope_type', 'scope_id', 'entry', 'sub_entry', 'created_at'];
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   const insert = (rows: number) => prepare(`INSERT INTO word_memories (${columns.join(', ')}) VALUES ${Array.from({ length: rows }, () => tuple).join(', ')}`);
   /** Item r's values into `values` from position `at`, in the order of `columns`. */
   const put = (values: unknown[], at: number, r: number) => {
     const w = items[r];
-    values[at] = ids[r];
+    values[at] = w.id ?? next++;
     values[at + 1] = w.scope;
     values[at + 2] = w.scopeId;
     values[at + 3] = w.entry;
