@@ -123,6 +123,7 @@ function terminalColumns(stdout: NodeJS.WritableStream, env: NodeJS.ProcessEnv):
 }
 
 let watchingStdout = false;
+let watchingStderr = false;
 let stdoutFailed: ((e: NodeJS.ErrnoException) => void) | undefined;
 let stdoutClosed: (() => void) | undefined;
 
@@ -138,15 +139,35 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
   let stdinStream = opts.stdin;
   const stdinOf = () => (stdinStream ??= process.stdin);
   const stdout = opts.stdout ?? process.stdout;
-  const stderr = opts.stderr ?? process.stderr;
+  // process.stderr too is made on first use: a command that prints no message (`notes get -o json`) need not build
+  // the stream (a socket for a pipe: 1-2 ms of CPU on Node 24); whether fd 2 is a terminal is what its isTTY says.
+  // Made, it gets the quiet 'error' listener it got when it was made with the streams.
+  let stderrStream: NodeJS.WritableStream | undefined;
+  const stderrOf = (): NodeJS.WritableStream => {
+    if (stderrStream) return stderrStream;
+    stderrStream = opts.stderr ?? process.stderr;
+    if (stdout === process.stdout && stderrStream === process.stderr && !watchingStderr) {
+      watchingStderr = true;
+      // Messages that cannot be shown are lost, but they must not crash a command whose data still flows.
+      stderrStream.on('error', () => {});
+    }
+    return stderrStream;
+  };
   const isStdinTTY = opts.stdin ? isTTY(opts.stdin) : isatty(0);
   const isStdoutTTY = isTTY(stdout);
-  const isStderrTTY = isTTY(stderr);
+  const isStderrTTY = opts.stderr ? isTTY(opts.stderr) : isatty(2);
   const color = decideColor({ env, noColor: opts.noColor, colorSetting: opts.colorSetting, stdoutTTY: isStdoutTTY, stderrTTY: isStderrTTY });
   const columns = opts.columns ?? terminalColumns(stdout, env);
   // A terminal without a size (e.g. a pty nobody sized) cannot redraw a line reliably: no spinner there.
-  const stderrSized = ((stderr as { columns?: number }).columns ?? 0) > 0;
-  const sink: StatusSink = { stderr, interactive: isStderrTTY && stderrSized && env.TERM !== 'dumb' && !isCI(env), color, columns };
+  const stderrSized = isStderrTTY && ((stderrOf() as { columns?: number }).columns ?? 0) > 0;
+  const sink: StatusSink = {
+    get stderr() {
+      return stderrOf();
+    },
+    interactive: isStderrTTY && stderrSized && env.TERM !== 'dumb' && !isCI(env),
+    color,
+    columns,
+  };
 
   if (stdout === process.stdout) {
     stdoutFailed = opts.onStdoutError;
@@ -168,20 +189,20 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
           process.exit(EXIT.OUTPUT_FAILED);
         }
       });
-      // Messages that cannot be shown are lost, but they must not crash a command whose data still flows.
-      if (stderr === process.stderr) stderr.on('error', () => {});
     }
   }
 
   let forms: string[] = [];
   const mask = (text: string) => (forms.length ? maskForms(text, forms) : text);
-  const err = (text: string) => void stderr.write(mask(text));
+  const err = (text: string) => void stderrOf().write(mask(text));
   return {
     get stdin() {
       return stdinOf();
     },
     stdout,
-    stderr,
+    get stderr() {
+      return stderrOf();
+    },
     isStdinTTY,
     isStdoutTTY,
     isStderrTTY,
