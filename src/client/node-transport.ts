@@ -4,8 +4,11 @@
  * Uploads without a proxy go here too: a file body is written chunk by chunk, each buffer reused once the socket
  * has taken it (writeChunks), which undici's stream bodies cannot tell.
  *
- * Keep-alive: a command's first request goes out on a connection of its own (`Connection: close`), so a one-shot
- * command leaves nothing open behind it; from the second request on, connections are kept and reused.
+ * Keep-alive: connections are kept and reused, by an agent of the transport's own. An idle connection does not keep
+ * the process alive (Node's agent unrefs it), and close() ends them in a timer that does not either: a one-shot
+ * command's process exits first and the system closes its connection, as a one-shot node:http script's does, without
+ * running the socket's destroy path, which builds process.stderr (1-2 ms of CPU when stderr is a pipe); in a
+ * process that goes on (tests, `notevox mcp`) the timer ends them at once.
  */
 
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
@@ -66,16 +69,11 @@ function writeChunks(req: ClientRequest, body: FileBody, gaveUp: () => boolean, 
 }
 
 export function createNodeTransport(): Transport {
-  let used = false;
   const agents = new Map<string, Agent>();
   const open = new Set<ClientRequest>();
 
-  /** `false` (a connection of its own, closed after the answer) for the first request; a keep-alive agent after. */
-  function agentFor(protocol: string): Agent | false {
-    if (!used) {
-      used = true;
-      return false;
-    }
+  /** The keep-alive agent of `protocol`. */
+  function agentFor(protocol: string): Agent {
     let agent = agents.get(protocol);
     if (!agent) {
       const mod = protocol === 'https:' ? builtin.https() : builtin.http();
@@ -161,8 +159,10 @@ export function createNodeTransport(): Transport {
     async close() {
       for (const req of open) req.destroy();
       open.clear();
-      for (const agent of agents.values()) agent.destroy();
+      // The agents hold idle connections only now (a request in flight is in `open`); see the top of this file.
+      const idle = [...agents.values()];
       agents.clear();
+      if (idle.length) setTimeout(() => idle.forEach((agent) => agent.destroy()), 0).unref();
     },
   };
 }
