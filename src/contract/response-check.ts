@@ -177,11 +177,24 @@ class Compiler {
   private readonly refs = new Map<string, Check>();
   constructor(private readonly components: Record<string, Json>) {}
 
-  /** The check of a whole answer: the verdict first, the Check (for its message) only when the verdict is no. */
+  /**
+   * The check of a whole answer: the verdict first, the Check (for its message) only when the verdict is no. The
+   * first answer goes to the Check alone (the same result): compiling the verdict (a source made, then parsed and
+   * compiled by new Function) costs a command that makes one request more than it saves on one answer; it is
+   * compiled for the second.
+   */
   answerCheck(schema: unknown, where: string): Check {
     const check = this.compile(schema, where);
-    const fits = this.verdict(schema);
-    return (v, path) => (fits(v) ? undefined : check(v, path));
+    let fits: Verdict | undefined;
+    let first = true;
+    return (v, path) => {
+      if (first) {
+        first = false;
+        return check(v, path);
+      }
+      fits ??= this.verdict(schema);
+      return fits(v) ? undefined : check(v, path);
+    };
   }
 
   /**
