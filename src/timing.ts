@@ -1,5 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
-
 /**
  * Waiting, in one place: the abortable sleep and the exponential backoff that client retries, upload retries and
  * polling (voice jobs, notes --follow) share. The sandbox's webhook delivery follows decisions.md §6.3's fixed
@@ -10,7 +8,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) throw signal.reason;
   try {
-    await delay(ms, undefined, { signal });
+    // node:timers/promises loaded at the first wait, not at every command's start (most never wait).
+    await process.getBuiltinModule('node:timers/promises').setTimeout(ms, undefined, { signal });
   } catch (e) {
     throw signal?.aborted ? signal.reason : e;
   }

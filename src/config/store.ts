@@ -1,5 +1,4 @@
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { withLock } from './lock.js';
@@ -55,6 +54,14 @@ export function checkProfileName(name: string): void {
   if (!PROFILE_NAME.test(name)) {
     throw new UsageError(`invalid profile name "${name}"`, 'Use letters, digits, ".", "_" and "-" (at most 64, starting with a letter or digit).');
   }
+}
+
+/**
+ * The user's home directory (os.homedir()), node:os loaded only when it is asked: HOME names it nearly always, and
+ * loading node:os cost every command's start-up its compile.
+ */
+function homedir(): string {
+  return process.getBuiltinModule('node:os').homedir();
 }
 
 /** NOTEVOX_CONFIG_DIR, else $XDG_CONFIG_HOME/notevox, else ~/.config/notevox (%APPDATA%\notevox on Windows). */
