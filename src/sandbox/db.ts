@@ -112,7 +112,7 @@ const STATEMENT_CACHE_SIZE = 1024;
  * Reads of a big state (a 160 MB world) come through a memory map of the file, not a read() per page missing from
  * SQLite's cache: as fast as a database in memory, with only the pages read resident.
  */
-const READ_PRAGMAS = `PRAGMA mmap_size = ${1 << 30}; PRAGMA cache_size = -32768; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY`;
+const READ_PRAGMAS = `PRAGMA mmap_size = ${1 << 30}; PRAGMA cache_size = -32768; PRAGMA foreign_keys = ON`;
 
 /**
  * Connection settings. A state file: WAL, and synchronous NORMAL, which in WAL mode writes each commit to the
@@ -187,9 +187,12 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Db> {
 /**
  * Connection settings of a database built to be an image (a seed's, for the seed cache): written once, in one
  * transaction, by this process only, and renamed into place only once complete and closed, so it needs no
- * journal, no syncing and no shared lock; a crash leaves at most a temporary file that nothing opens.
+ * journal, no syncing and no shared lock; a crash leaves at most a temporary file that nothing opens. Temporary storage
+ * stays a file (not `temp_store = MEMORY`): only then does SQLite's sorter, which builds the indexes after a bulk load's
+ * rows, keep its records in one growing buffer (not an allocation each) and use PRAGMA threads: measured, a third
+ * less CPU for the word memories' indexes of a big seed. It spills to a file only beyond cache_size.
  */
-const BUILD_PRAGMAS = `PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -${256 << 10}; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY`;
+const BUILD_PRAGMAS = `PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -${256 << 10}; PRAGMA foreign_keys = ON`;
 
 /**
  * Build a database file from nothing at `file` (which must not exist): the schema, then `init` (loading a seed), then

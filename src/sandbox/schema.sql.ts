@@ -408,10 +408,38 @@ CREATE INDEX word_memories_page ON word_memories(scope_type, scope_id, id);
 `;
 
 /**
+ * Version 6: the unique key of word_memories, the same (entry, scope_type, scope_id), is a named unique index
+ * (word_memories_entry) instead of the table's inline constraint, so that a bulk load (Db.bulk: a seed's million word
+ * memories) builds it once after the rows, with SQLite's sorter, like every other secondary index, instead of
+ * updating it row by row in the entries' random order. Rows, writes and conflicts are the same: an insert still
+ * fails with `UNIQUE constraint failed: word_memories.entry, word_memories.scope_type, word_memories.scope_id`, and an
+ * upsert's `ON CONFLICT (scope_type, scope_id, entry)` names the index's columns. The table is rebuilt as for version 5.
+ */
+const SCHEMA_V6 = `
+CREATE TABLE word_memories_v6 (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  scope_type TEXT NOT NULL ${WM_SCOPE_CHECK},
+  scope_id TEXT NOT NULL, -- user id (as text), workspace guid or organization id
+  entry TEXT NOT NULL,
+  sub_entry TEXT,
+  created_at TEXT NOT NULL
+);
+INSERT INTO word_memories_v6 (id, scope_type, scope_id, entry, sub_entry, created_at)
+  SELECT id, scope_type, scope_id, entry, sub_entry, created_at FROM word_memories ORDER BY id;
+DELETE FROM sqlite_sequence WHERE name = 'word_memories_v6';
+INSERT INTO sqlite_sequence (name, seq) SELECT 'word_memories_v6', max(seq, coalesce((SELECT max(id) FROM word_memories), 0))
+  FROM sqlite_sequence WHERE name = 'word_memories';
+DROP TABLE word_memories;
+ALTER TABLE word_memories_v6 RENAME TO word_memories;
+CREATE UNIQUE INDEX word_memories_entry ON word_memories(entry, scope_type, scope_id);
+CREATE INDEX word_memories_page ON word_memories(scope_type, scope_id, id);
+`;
+
+/**
  * Migrations: MIGRATIONS[n] brings a store at `PRAGMA user_version = n` to n + 1.
  * Append a new entry for every change; never edit a shipped one.
  */
-export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5];
+export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6];
 
 /**
  * Tables created in memory on every open, never stored: every request the sandbox answered (tests use it

@@ -294,8 +294,9 @@ export function loadSeed(db: Db, input: unknown, source?: string): SeedSummary {
   try {
     keys = insertSeed(db, () => (loader = new Loader(index, now)));
   } catch (e) {
-    // An entry given twice in a scope, found by the table's UNIQUE constraint (analyze leaves it to it): the
-    // checks again, with it, name every problem as they would have (nothing else found: the error as it is).
+    // An entry given twice in a scope, found by the table's unique index as bulk builds it after the rows (analyze
+    // leaves it to it; the error is the one a row's insert gives): the checks again, with it, name every problem
+    // as they would have (nothing else found: the error as it is).
     if (/UNIQUE constraint failed: word_memories\./.test((e as Error).message)) analyze(input, source, { wordMemoryEntries: true });
     throw e;
   }

@@ -6,8 +6,8 @@ import { parseWordMemories, type Seed } from './schema.js';
 /**
  * The word memories of a big seed, built on the other core while the start loads the rest of the seed.
  *
- * They are most of a big seed (1M of its 1.4M rows, 60 of its 78 MB) and what costs most to insert (a UNIQUE index
- * updated row by row, another index built after). So the seed file's text is split where its top-level
+ * They are most of a big seed (1M of its 1.4M rows, 60 of its 78 MB) and what costs most to insert (the rows, then
+ * their two indexes, the unique key and the paging index, built after them with the sorter). So the seed file's text is split where its top-level
  * `wordMemories` array lies (splitWordMemories): the start parses and loads the rest while a worker thread parses,
  * checks and inserts the word memories into a database file of their own, with the same schema; the start then
  * copies its other tables (the smaller part) into that file, which becomes the seed's database (load.ts,
@@ -161,7 +161,7 @@ async function build(parsed: Parsed, file: string, now: string): Promise<WordMem
   let scopes: Array<{ scope: string; id: string }> = [];
   try {
     await buildImage(file, (db) => {
-      // The index built after the rows is sorted with a helper thread too: the start waits for this by then.
+      // The indexes built after the rows are sorted with a helper thread too: the start waits for this by then.
       db.run(`PRAGMA threads = ${SORT_THREADS}`);
       db.bulk((prepare) => insertWordMemories(prepare, parsed.items, parsed.firstId, now));
       scopes = db.all<{ scope: string; id: string }>('SELECT DISTINCT scope_type AS scope, scope_id AS id FROM word_memories');
@@ -173,7 +173,7 @@ async function build(parsed: Parsed, file: string, now: string): Promise<WordMem
   return { ok: true, file, count: parsed.items.length, scopes };
 }
 
-/** Threads of SQLite's sorter building the word memories' index (the start's thread is idle by then). */
+/** Threads of SQLite's sorter building the word memories' indexes (the start's thread is idle by then). */
 const SORT_THREADS = 2;
 
 /** Word memories inserted per statement (6 values each; SQLite allows 32766 parameters). */
