@@ -112,7 +112,7 @@ const STATEMENT_CACHE_SIZE = 1024;
  * Reads of a big state (a 160 MB world) come through a memory map of the file, not a read() per page missing from
  * SQLite's cache: as fast as a database in memory, with only the pages read resident.
  */
-const READ_PRAGMAS = `PRAGMA mmap_size = ${1 << 30}; PRAGMA cache_size = -32768; PRAGMA foreign_keys = ON`;
+const READ_PRAGMAS = `PRAGMA mmap_size = ${1 << 30}; PRAGMA cache_size = -32768; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY`;
 
 /**
  * Connection settings. A state file: WAL, and synchronous NORMAL, which in WAL mode writes each commit to the

@@ -413,6 +413,20 @@ describe('Db: persistence', () => {
     expect(again.get('SELECT count(*) AS n FROM word_memories')).toEqual({ n: 5001 });
   });
 
+  it('keeps temporary tables (the request log) in memory on every kind of connection', async () => {
+    const memory = { temp_store: 2 };
+    const image = join(dir, 'temp-image.sqlite');
+    const src = await open();
+    expect(src.get('PRAGMA temp_store')).toEqual(memory);
+    src.saveTo(image);
+    const state = await open({ stateFile: join(dir, 'temp-state.sqlite') });
+    expect(state.get('PRAGMA temp_store')).toEqual(memory);
+    const fromImage = await open({ image });
+    expect(fromImage.get('PRAGMA temp_store')).toEqual(memory);
+    addOrg(fromImage, 'org_t'); // its writable copy
+    expect(fromImage.get('PRAGMA temp_store')).toEqual(memory);
+  });
+
   it('opens an image as a private copy: the image is not changed, the copy is removed on close', async () => {
     const image = join(dir, 'image.sqlite');
     const src = await open();
