@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/sandbox/db.js';
-import { MIGRATIONS } from '../../src/sandbox/schema.sql.js';
 import { nodeSqlite } from '../../src/sandbox/sqlite.js';
-import { versionBefore, WM_DDL, WM_ROWS, WM_SEQ, wordMemoryState } from '../helpers/wm-state.js';
+import { expectRebuiltAsNew, versionBefore, WM_ROWS, WM_SEQ, wordMemorySnapshot, wordMemoryState } from '../helpers/wm-state.js';
 
 /** Version 5 rebuilds word_memories for a scope_type check without an IN list: the same rows, ids and counter. */
 
@@ -17,26 +16,18 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const V5 = versionBefore('word_memories_v5');
 
-
-
 describe('state version 5: word_memories without an IN-list check', () => {
   it('keeps every row, the ids and the AUTOINCREMENT counter, and the schema of a new state', async () => {
     expect(V5).toBeGreaterThan(0);
     const file = wordMemoryState(dir, 'v5.sqlite', V5, 50, 7);
-    const before = new (nodeSqlite().DatabaseSync)(file, { readOnly: true });
-    const rows = before.prepare(WM_ROWS).all();
-    const seq = before.prepare(WM_SEQ).get();
-    before.close();
-    expect(rows).toHaveLength(43);
-    expect(seq).toEqual({ seq: 50 });
+    const before = wordMemorySnapshot(file);
+    expect(before.rows).toHaveLength(43);
+    expect(before.seq).toEqual({ seq: 50 });
 
     const fresh = await openDatabase({});
     const db = await openDatabase({ stateFile: file });
     try {
-      expect(db.get('PRAGMA user_version')).toEqual({ user_version: MIGRATIONS.length });
-      expect(db.all(WM_ROWS)).toEqual(rows);
-      expect(db.get(WM_SEQ)).toEqual(seq);
-      expect(db.all(WM_DDL)).toEqual(fresh.all(WM_DDL));
+      expectRebuiltAsNew(db, fresh, before);
       expect(db.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'word_memories'")!.sql).not.toMatch(/\bIN\s*\(/i);
       expect(db.all('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
       // The counter goes on after the deleted ids; the check still refuses another scope type.

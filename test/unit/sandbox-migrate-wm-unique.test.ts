@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/sandbox/db.js';
-import { MIGRATIONS } from '../../src/sandbox/schema.sql.js';
-import { nodeSqlite } from '../../src/sandbox/sqlite.js';
-import { versionBefore, WM_DDL, WM_ROWS, WM_SEQ, wordMemoryState } from '../helpers/wm-state.js';
+import { expectRebuiltAsNew, versionBefore, WM_ROWS, WM_SEQ, wordMemorySnapshot, wordMemoryState } from '../helpers/wm-state.js';
 
 /**
  * Version 6 makes the unique key of word_memories a named unique index (built after the rows by a bulk load)
@@ -20,7 +18,6 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const V6 = versionBefore('word_memories_v6');
 
-
 const add = (scope: string, id: string, entry: string) =>
   `INSERT INTO word_memories (scope_type, scope_id, entry, created_at) VALUES ('${scope}', '${id}', '${entry}', 't')`;
 
@@ -28,21 +25,15 @@ describe('state version 6: the word memories’ unique key as a named index', ()
   it('opens a version 5 state: every row, the ids, the counter, the schema of a new state, the same rules', async () => {
     expect(V6).toBe(5);
     const file = wordMemoryState(dir, 'v5.sqlite', V6, 60, 9, 17);
-    const before = new (nodeSqlite().DatabaseSync)(file, { readOnly: true });
-    const rows = before.prepare(WM_ROWS).all();
-    const seq = before.prepare(WM_SEQ).get();
-    expect((before.prepare("SELECT sql FROM sqlite_master WHERE name = 'word_memories'").get() as { sql: string }).sql).toMatch(/UNIQUE \(entry, scope_type, scope_id\)/);
-    before.close();
-    expect(rows).toHaveLength(51);
-    expect(seq).toEqual({ seq: 60 });
+    const before = wordMemorySnapshot(file);
+    expect(before.tableSql).toMatch(/UNIQUE \(entry, scope_type, scope_id\)/);
+    expect(before.rows).toHaveLength(51);
+    expect(before.seq).toEqual({ seq: 60 });
 
     const fresh = await openDatabase({});
     const db = await openDatabase({ stateFile: file });
     try {
-      expect(db.get('PRAGMA user_version')).toEqual({ user_version: MIGRATIONS.length });
-      expect(db.all(WM_ROWS)).toEqual(rows);
-      expect(db.get(WM_SEQ)).toEqual(seq);
-      expect(db.all(WM_DDL)).toEqual(fresh.all(WM_DDL));
+      expectRebuiltAsNew(db, fresh, before);
       // No inline constraint (no sqlite_autoindex): a named unique index on the same columns, in the same order.
       expect(db.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'word_memories'")!.sql).not.toMatch(/UNIQUE/i);
       expect(db.all("SELECT name, \"unique\", origin FROM pragma_index_list('word_memories') ORDER BY name")).toEqual([
