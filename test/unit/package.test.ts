@@ -18,6 +18,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   bin: Record<string, string>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
+  allowScripts?: Record<string, boolean>;
 };
 
 interface Metafile {
@@ -112,4 +113,15 @@ describe('the npm package', () => {
     // deep imports of its internals took 0.3 MB) came in; the bound still catches a source map or a stray directory.
     expect(report.unpackedSize).toBeLessThan(4 * 1024 * 1024);
   });
+
+  it('allowScripts approves every locked package with an install script, and nothing else', () => {
+    // npm 11 skips the install scripts of dependencies that package.json's allowScripts does not approve (and warns
+    // for now): unapproved, the `node` devDependency's pre-install would not fetch its binary, and
+    // node_modules/.bin would have no node for `npm ci && npm run demo` on a machine with an older one.
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const withScripts = Object.entries(lock.packages).filter(([, p]) => p.hasInstallScript).map(([path]) => packageOf(path.slice(path.lastIndexOf('node_modules/') + 13)));
+    expect(withScripts).toContain('node');
+    expect(Object.entries(pkg.allowScripts ?? {}).filter(([, allowed]) => allowed).map(([name]) => name).sort()).toEqual([...new Set(withScripts)].sort());
+  });
 });
+
