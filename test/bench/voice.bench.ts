@@ -4,8 +4,9 @@
 // alone), the CLI's peak RSS, and the time from upload-complete to the printed transcript beside the sandbox's
 // pace (two stages of --job-seconds). Beside the whole-process case, a plain node:http script making the same three
 // calls (fixtures/voice-node.mjs) is timed against curl too: what Node itself costs a client, with no notevox code.
+// Beside the ratios, the CPU each side spent (the client's processes, the sandbox's threads), read from /proc.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
 import { writeLargeWav } from '../helpers/audio.js';
@@ -20,18 +21,52 @@ const KEY_ID = 'nvk_ws_product';
 
 const deleteJob = (sb: Sandbox, id: string) => api(sb.baseUrl, sb.key(KEY_ID), 'DELETE', buildPath(endpoint('voice.delete'), { jobId: id }));
 
+/**
+ * CPU time (user + system, ms) for the breakdowns printed beside the ratios, read from /proc without touching the
+ * processes timed: the sandbox's (all its threads, receiving and writing the upload) from its own stat, and the clients'
+ * (the CLI's node process, curl's processes) from this process's children's total, which grows by a child's CPU when
+ * it is reaped. Linux only (undefined elsewhere), in clock ticks of 10 ms: medians over the pairs.
+ */
+const TICK_MS = 10;
+function statTicks(path: string, fields: [number, number]): number | undefined {
+  try {
+    // Fields after the command name (which may hold spaces), counted from `state` (field 3 of proc(5)) as 0.
+    const f = readFileSync(path, 'utf8').split(') ').pop()!.split(' ');
+    return (Number(f[fields[0] - 3]) + Number(f[fields[1] - 3])) * TICK_MS;
+  } catch {
+    return undefined;
+  }
+}
+/** utime + stime of process `pid` (14, 15 in proc(5)). */
+const cpuOf = (pid: number) => statTicks(`/proc/${pid}/stat`, [14, 15]);
+/** cutime + cstime of this process: its reaped children's CPU (16, 17 in proc(5)). */
+const childrenCpu = () => statTicks('/proc/self/stat', [16, 17]);
+
+/** CPU spent by the sandbox and by this process's children while `fn` runs, pushed to `into` when known. */
+async function cpuAround<T>(sb: Sandbox, into: { sandbox: number[]; client: number[] } | undefined, fn: () => Promise<T>): Promise<T> {
+  const s0 = cpuOf(sb.pid);
+  const c0 = childrenCpu();
+  const r = await fn();
+  const s1 = cpuOf(sb.pid);
+  const c1 = childrenCpu();
+  if (into && s0 !== undefined && s1 !== undefined) into.sandbox.push(s1 - s0);
+  if (into && c0 !== undefined && c1 !== undefined) into.client.push(c1 - c0);
+  return r;
+}
+const cpuSeries = () => ({ sandbox: [] as number[], client: [] as number[] });
+
 /** `curl -T` of the file to a fresh signed URL: seconds of the transfer. The job is deleted afterwards. */
-async function curlUpload(sb: Sandbox, file: string): Promise<number> {
+async function curlUpload(sb: Sandbox, file: string, cpu?: ReturnType<typeof cpuSeries>): Promise<number> {
   const job = await api<{ id: string; uploadUri: string }>(sb.baseUrl, sb.key(KEY_ID), 'POST', buildPath(endpoint('voice.create')), {});
   try {
     const started = performance.now();
-    const r = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+    const r = await cpuAround(sb, cpu, () => new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
       const child = spawn('curl', ['-sS', '--fail', '-o', '/dev/null', '-T', file, '-H', 'Content-Type: audio/wav', job.uploadUri], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
       child.once('error', reject);
       child.once('close', (code) => resolve({ code, stderr }));
-    });
+    }));
     const seconds = (performance.now() - started) / 1000;
     if (r.code !== 0) throw new Error(`curl -T failed (${r.code}): ${r.stderr.trim()}`);
     return seconds;
@@ -58,10 +93,12 @@ function runTool(cmd: string, args: string[]): Promise<string> {
  * its uploadUri, tell the service the upload is complete (curl PUT). Seconds from the first start to the last exit,
  * and the milliseconds of each call; the job is deleted afterwards.
  */
-async function curlThreeCalls(sb: Sandbox, file: string, phases?: { create: number[]; put: number[]; complete: number[] }): Promise<number> {
+async function curlThreeCalls(sb: Sandbox, file: string, phases?: { create: number[]; put: number[]; complete: number[] }, cpu?: ReturnType<typeof cpuSeries>): Promise<number> {
   const auth = ['-H', `Authorization: Bearer ${sb.key(KEY_ID)}`, '-H', 'Content-Type: application/json'];
   const url = (path: string) => sb.baseUrl.replace(/\/+$/, '') + path;
   const started = performance.now();
+  const s0 = cpuOf(sb.pid);
+  const c0 = childrenCpu();
   const job = JSON.parse(await runTool('curl', ['-sS', '--fail', ...auth, '-X', 'POST', '-d', '{}', url(buildPath(endpoint('voice.create')))])) as { id: string; uploadUri: string };
   try {
     const created = performance.now();
@@ -69,6 +106,10 @@ async function curlThreeCalls(sb: Sandbox, file: string, phases?: { create: numb
     const put = performance.now();
     await runTool('curl', ['-sS', '--fail', '-o', '/dev/null', ...auth, '-X', 'PUT', url(buildPath(endpoint('voice.uploadComplete'), { jobId: job.id }))]);
     const done = performance.now();
+    const s1 = cpuOf(sb.pid);
+    const c1 = childrenCpu();
+    if (cpu && s0 !== undefined && s1 !== undefined) cpu.sandbox.push(s1 - s0);
+    if (cpu && c0 !== undefined && c1 !== undefined) cpu.client.push(c1 - c0);
     phases?.create.push(created - started);
     phases?.put.push(put - created);
     phases?.complete.push(done - put);
@@ -108,16 +149,27 @@ export async function run(ctx: BenchContext): Promise<void> {
     if (!hasCurl) throw new NotApplicable('curl is not installed (Debian package curl)');
     writeLargeWav(file, bytes - 44);
     const rss: number[] = [];
+    const cliCpu = cpuSeries();
+    const curlCpu = cpuSeries();
     const cli = async (i: number) => {
-      const t = await cliSpan(ctx, sb, ['voice', 'upload', file, '--no-wait'], /Created voice job/, /Uploaded big\.wav/);
+      const t = await cpuAround(sb, i >= 0 ? cliCpu : undefined, () => cliSpan(ctx, sb, ['voice', 'upload', file, '--no-wait'], /Created voice job/, /Uploaded big\.wav/));
       await deleteJob(sb, t.stdout.trim()); // before the sandbox's worker reads 400 MB
       if (i >= 0 && t.peakRssMb !== undefined) rss.push(t.peakRssMb);
       return mb / t.seconds;
     };
-    const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, async () => mb / (await curlUpload(sb, file)));
+    const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, async (i) => mb / (await curlUpload(sb, file, i >= 0 ? curlCpu : undefined)));
     ctx.report('voice.throughput', { value: median(pairRatios(s.a, s.b)) });
+    // CPU (ms, medians): the CLI's whole process (its start and the create and complete calls included) beside
+    // `curl -T`'s, and the sandbox's while each ran: where the 2 cores went.
+    const ms = (v: number[]) => (v.length ? Math.round(median(v)) : 'n/a');
+    const info = {
+      'CPU ms: notevox process': ms(cliCpu.client),
+      'curl -T': ms(curlCpu.client),
+      'sandbox during notevox': ms(cliCpu.sandbox),
+      'sandbox during curl -T': ms(curlCpu.sandbox),
+    };
     ctx.report('voice.rss', rss.length ? { value: Math.max(...rss), detail: `max of ${rss.length} uploads` } : { value: null, detail: 'no RSS (not Linux?)' });
-    return { a: series('notevox voice upload', 'MB/s', s.a), b: series('curl -T', 'MB/s', s.b), peakRssMb: rss.length ? { 'notevox (max)': Math.max(...rss) } : {} };
+    return { a: series('notevox voice upload', 'MB/s', s.a), b: series('curl -T', 'MB/s', s.b), peakRssMb: rss.length ? { 'notevox (max)': Math.max(...rss) } : {}, info };
   });
 
   // As a user experiences it: `voice upload --no-wait` from its start to its exit (start-up, preflight, create,
@@ -132,18 +184,20 @@ export async function run(ctx: BenchContext): Promise<void> {
     const cliPhases = { start: [] as number[], put: [] as number[], complete: [] as number[] };
     const curlPhases = { create: [] as number[], put: [] as number[], complete: [] as number[] };
     const bare: number[] = [];
+    const cliCpu = cpuSeries();
+    const curlCpu = cpuSeries();
     const cli = async (i: number) => {
       let stderr = '';
       let created: number | undefined;
       let uploaded: number | undefined;
-      const r = await runNode(ctx.node, [ctx.bin, 'voice', 'upload', file, '--no-wait'], {
+      const r = await cpuAround(sb, i >= 0 ? cliCpu : undefined, () => runNode(ctx.node, [ctx.bin, 'voice', 'upload', file, '--no-wait'], {
         env,
         onStderr: (s, at) => {
           stderr += s;
           if (created === undefined && /Created voice job/.test(stderr)) created = at;
           if (uploaded === undefined && /Uploaded big\.wav/.test(stderr)) uploaded = at;
         },
-      });
+      }));
       if (r.code !== 0) throw new Error(`notevox voice upload exited with ${r.code}: ${tail(r.stderr)}`);
       await deleteJob(sb, r.stdout.trim());
       if (i >= 0 && created !== undefined && uploaded !== undefined) {
@@ -154,7 +208,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       if (i >= 0) bare.push((await runNode(ctx.node, ['-e', '0'], { env })).ms);
       return mb / (r.ms / 1000);
     };
-    const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, async (i) => mb / (await curlThreeCalls(sb, file, i >= 0 ? curlPhases : undefined)));
+    const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, async (i) => mb / (await curlThreeCalls(sb, file, i >= 0 ? curlPhases : undefined, i >= 0 ? curlCpu : undefined)));
     ctx.report('voice.process', { value: median(pairRatios(s.a, s.b)) });
     const ms = (v: number[]) => (v.length ? Math.round(median(v)) : 'n/a');
     const info = {
@@ -165,6 +219,10 @@ export async function run(ctx: BenchContext): Promise<void> {
       'curl -T': ms(curlPhases.put),
       'curl complete': ms(curlPhases.complete),
       'node -e 0': ms(bare),
+      'CPU ms: notevox process': ms(cliCpu.client),
+      "curl's three": ms(curlCpu.client),
+      'sandbox during notevox': ms(cliCpu.sandbox),
+      "sandbox during curl's": ms(curlCpu.sandbox),
     };
     return { a: series('notevox voice upload --no-wait (process)', 'MB/s', s.a), b: series('curl: create, -T, complete', 'MB/s', s.b), info };
   });
