@@ -106,7 +106,7 @@ function hotBundle() {
 
 /**
  * Load the hot bundle, a CommonJS module, as Node's loader would (the same wrapper, written into the file by the
- * build, the same require and file name, so stack traces name its lines), but compiled through node:vm with a V8
+ * build, a require of the same modules and the same file name, so stack traces name its lines), but compiled through node:vm with a V8
  * code cache of its own: made when the command has run (at exit), it holds the code of every function the command
  * ran, where Node's compile cache holds only what was compiled with the module, the rest being compiled again at
  * each start. The cache file is named after the
