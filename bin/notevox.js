@@ -10,13 +10,23 @@
 // is still imported as ES modules, only when needed.
 'use strict';
 const { existsSync, readFileSync, writeFileSync, writeSync } = require('node:fs');
-const nodeModule = require('node:module');
-const { join } = require('node:path');
+const { dirname, join, sep } = require('node:path');
 
 /** The oldest Node.js notevox runs on: node:sqlite without a flag (package.json engines; README, Supported Node.js versions). */
 const MIN_NODE = [22, 13];
 const SUPPORTED = 'Node.js 22 (22.13 or newer), 24 and newer';
 const args = process.argv.slice(2);
+
+/**
+ * dist/ of this package, and a file in it named by a path with `/` (hot.json names the hot bundle so). Joined by hand
+ * on the commands' way: path.join normalises each path character by character in interpreted code, ~0.2 ms of a
+ * one-request command's CPU for paths that have nothing to normalise (__dirname is absolute and normalised already).
+ */
+const PACKAGE_DIR = dirname(__dirname);
+const DIST_DIR = PACKAGE_DIR + (PACKAGE_DIR.endsWith(sep) ? '' : sep) + 'dist';
+function inDist(file) {
+  return DIST_DIR + sep + (sep === '/' ? file : file.split('/').join(sep));
+}
 
 function version() {
   return JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
@@ -61,6 +71,8 @@ function compileCacheDir() {
  * but the speed-up.
  */
 function enableCompileCache() {
+  // node:module is not in Node's start-up snapshot: loaded here, when it is used, not by every command at start.
+  const nodeModule = require('node:module');
   if (typeof nodeModule.enableCompileCache !== 'function' || process.env.NODE_COMPILE_CACHE) return;
   const dir = compileCacheDir();
   if (dir === undefined) return;
@@ -80,7 +92,7 @@ function hotBundle() {
   if (args.length < 2) return undefined;
   let hot;
   try {
-    hot = JSON.parse(readFileSync(join(__dirname, '..', 'dist', 'hot.json'), 'utf8'));
+    hot = JSON.parse(readFileSync(inDist('hot.json'), 'utf8'));
   } catch {
     return undefined;
   }
@@ -94,7 +106,7 @@ function hotBundle() {
 
 /**
  * Load the hot bundle, a CommonJS module, as Node's loader would (the same wrapper, written into the file by the
- * build, the same require and file name, so stack traces name its lines), but compiled through node:vm with a V8
+ * build, a require of the same modules and the same file name, so stack traces name its lines), but compiled through node:vm with a V8
  * code cache of its own: made when the command has run (at exit), it holds the code of every function the command
  * ran, where Node's compile cache holds only what was compiled with the module, the rest being compiled again at
  * each start. The cache file is named after the
@@ -106,8 +118,8 @@ function hotBundle() {
  */
 function loadHot(hot) {
   const vm = require('node:vm');
-  const path = require('node:path');
-  const file = join(__dirname, '..', 'dist', hot.file);
+  const file = inDist(hot.file);
+  const fileDir = dirname(file);
   let source;
   try {
     source = readFileSync(file, 'utf8');
@@ -117,7 +129,8 @@ function loadHot(hot) {
   const dir = compileCacheDir();
   // `<name>.v8cache` is made by a run that ended with exit code 0; `<name>.partial.v8cache` by one that did not
   // (`notes get` before `auth login`): it holds the code of a failure only, and is replaced once a run succeeds.
-  const base = dir && join(dir, path.basename(hot.file, '.cjs') + '-' + process.version + '-' + process.arch);
+  const name = hot.file.slice(hot.file.lastIndexOf('/') + 1).replace(/\.cjs$/, '') + '-' + process.version + '-' + process.arch;
+  const base = dir && dir + sep + name;
   let cachedData;
   let full = false;
   if (base) {
@@ -136,12 +149,27 @@ function loadHot(hot) {
   const script = new vm.Script(source, { filename: file, cachedData: cachedData });
   // The hot bundle's import() of a package or of a chunk beside it (scripts/build.mjs rewrites them into calls of
   // this): an import() of this module's, which needs no vm option (the one without a flag prints an
-  // ExperimentalWarning). A package resolves from bin/ as from dist/chunks/: both are in the package.
+  // ExperimentalWarning). A package resolves from bin/ as from dist/chunks/: both are in the package. Node's compile
+  // cache is turned on before the first: the hot bundle's own code has its cache above, and a command that imports
+  // nothing (notes get) does not pay for turning it on (a directory made or checked, its key computed).
+  let compileCacheOn = false;
   const importFromHot = function (specifier) {
-    return import(specifier.startsWith('./') ? require('node:url').pathToFileURL(join(path.dirname(file), specifier)).href : specifier);
+    if (!compileCacheOn) {
+      compileCacheOn = true;
+      enableCompileCache();
+    }
+    return import(specifier.startsWith('./') ? require('node:url').pathToFileURL(join(fileDir, specifier)).href : specifier);
+  };
+  // The bundle's require() takes Node's built-ins only (scripts/build.mjs keeps packages behind import()), which
+  // getBuiltinModule returns as require() does; a require() of the file's own is made if anything else is asked.
+  let requireFromFile;
+  const requireHot = function (id) {
+    if (id.startsWith('node:')) return process.getBuiltinModule(id);
+    if (!requireFromFile) requireFromFile = require('node:module').createRequire(file);
+    return requireFromFile(id);
   };
   const mod = { exports: {} };
-  script.runInThisContext().call(mod.exports, mod.exports, nodeModule.createRequire(file), mod, file, path.dirname(file), importFromHot);
+  script.runInThisContext().call(mod.exports, mod.exports, requireHot, mod, file, fileDir, importFromHot);
   const exports = mod.exports;
   const usable = cachedData !== undefined && !script.cachedDataRejected;
   exports.cacheAtExit = function () {
@@ -158,7 +186,7 @@ function loadHot(hot) {
         writeFileSync(temp, script.createCachedData());
         fs.renameSync(temp, cacheFile);
         if (succeeded) fs.rmSync(base + '.partial.v8cache', { force: true });
-        sweepHotCaches(fs, dir, path.basename(base));
+        sweepHotCaches(fs, dir, name);
       } catch {
         try {
           fs.rmSync(temp, { force: true });
@@ -284,8 +312,8 @@ async function run() {
     const help = fastHelp();
     if (help !== undefined) return print(help);
   }
-  // After the help fast path: its one small file gains nothing measurable from the cache, the bundle does.
-  enableCompileCache();
+  // After the help fast path: its one small file gains nothing measurable from the cache, the bundle does. The hot
+  // bundle turns it on itself, before the first module it imports (loadHot).
   const hot = hotBundle();
   if (hot) {
     const h = loadHot(hot);
@@ -295,7 +323,8 @@ async function run() {
       return h.main(args);
     }
   }
-  const bundle = join(__dirname, '..', 'dist', 'cli.js');
+  enableCompileCache();
+  const bundle = inDist('cli.js');
   if (!existsSync(bundle)) {
     process.stderr.write('notevox: dist/cli.js is missing; run `npm run build` in the notevox checkout first\n');
     return 1;

@@ -296,6 +296,13 @@ export function createClient(opts: ClientOptions): ApiClient {
   const trace = (lines: string[]) => {
     if (opts.debug) lines.forEach(log);
   };
+  /**
+   * trace() of lines made only under --debug: without it a request's lines (a URL copied and stripped of its
+   * credentials through URL's setters, the header lines) are not built at all.
+   */
+  const traceLazily = (lines: () => string[]) => {
+    if (opts.debug) trace(lines());
+  };
 
   const forced: TransportKind | undefined = opts.dispatcher !== undefined ? 'undici' : opts.transport === 'auto' ? undefined : opts.transport;
   const transports: Partial<Record<TransportKind, Promise<Transport>>> = {};
@@ -375,7 +382,7 @@ export function createClient(opts: ClientOptions): ApiClient {
   async function attemptOn(transport: Transport, p: Prepared, n: number): Promise<Attempt> {
     stats.requests++;
     const started = now();
-    trace([`> ${p.method} ${safeUrl(p.url, p.hideQuery)}`, ...traceHeaderLines('>', p.headers)]);
+    traceLazily(() => [`> ${p.method} ${safeUrl(p.url, p.hideQuery)}`, ...traceHeaderLines('>', p.headers)]);
     const streamed = typeof p.body === 'function';
     const dog = watchdog({
       connectMs: Math.min(connectTimeoutMs, timeoutMs),
@@ -397,7 +404,7 @@ export function createClient(opts: ClientOptions): ApiClient {
       // The race makes the watchdog final even if a transport were slow to give up.
       const res = await Promise.race([sending, dog.fired]);
       if (res.status === 429) stats.rateLimited++;
-      trace([`< ${res.status} ${statusText(res.status) ?? res.statusText} ${now() - started}ms attempt ${n}`, ...traceHeaderLines('<', res.headers)]);
+      traceLazily(() => [`< ${res.status} ${statusText(res.status) ?? res.statusText} ${now() - started}ms attempt ${n}`, ...traceHeaderLines('<', res.headers)]);
       return { ok: true, res: { status: res.status, headers: res.headers, rawBody: res.rawBody } };
     } catch (err) {
       if (p.signal?.aborted) throw p.signal.reason ?? err;

@@ -3,7 +3,26 @@ import { EXIT } from '../errors.js';
 import { describeFsError } from './fs-errors.js';
 import { paint } from './text.js';
 import { maskForms, secretForms } from '../redact.js';
-import { isatty } from 'node:tty';
+
+/**
+ * Whether file descriptor `fd` is a terminal (tty.isatty), node:tty loaded when first asked: a command whose stdout
+ * is not a terminal (`notes get -o json` in a script) never asks about stdin or stderr before it needs to (colour is
+ * off whatever stderr is; prompting and progress lines are decided when used), and so does not load the module.
+ */
+const isatty = (fd: number): boolean => process.getBuiltinModule('node:tty').isatty(fd);
+
+/** `make()` once, when first called. */
+function once<T>(make: () => T): () => T {
+  let made = false;
+  let value: T;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
+  };
+}
 
 export type { Progress, ProgressOptions, Spinner } from './progress.js';
 
@@ -153,18 +172,21 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
     }
     return stderrStream;
   };
-  const isStdinTTY = opts.stdin ? isTTY(opts.stdin) : isatty(0);
+  const isStdinTTY = once(() => (opts.stdin ? isTTY(opts.stdin) : isatty(0)));
   const isStdoutTTY = isTTY(stdout);
-  const isStderrTTY = opts.stderr ? isTTY(opts.stderr) : isatty(2);
-  const color = decideColor({ env, noColor: opts.noColor, colorSetting: opts.colorSetting, stdoutTTY: isStdoutTTY, stderrTTY: isStderrTTY });
+  const isStderrTTY = once(() => (opts.stderr ? isTTY(opts.stderr) : isatty(2)));
+  // Whether stderr is a terminal matters to the colour only when stdout is one (decideColor: both must be).
+  const color = decideColor({ env, noColor: opts.noColor, colorSetting: opts.colorSetting, stdoutTTY: isStdoutTTY, stderrTTY: isStdoutTTY && isStderrTTY() });
   const columns = opts.columns ?? terminalColumns(stdout, env);
   // A terminal without a size (e.g. a pty nobody sized) cannot redraw a line reliably: no spinner there.
-  const stderrSized = isStderrTTY && ((stderrOf() as { columns?: number }).columns ?? 0) > 0;
+  const interactive = once(() => isStderrTTY() && ((stderrOf() as { columns?: number }).columns ?? 0) > 0 && env.TERM !== 'dumb' && !isCI(env));
   const sink: StatusSink = {
     get stderr() {
       return stderrOf();
     },
-    interactive: isStderrTTY && stderrSized && env.TERM !== 'dumb' && !isCI(env),
+    get interactive() {
+      return interactive();
+    },
     color,
     columns,
   };
@@ -203,11 +225,17 @@ export function createIOStreams(opts: IOStreamsOptions = {}): IOStreams {
     get stderr() {
       return stderrOf();
     },
-    isStdinTTY,
+    get isStdinTTY() {
+      return isStdinTTY();
+    },
     isStdoutTTY,
-    isStderrTTY,
+    get isStderrTTY() {
+      return isStderrTTY();
+    },
     color,
-    canPrompt: decideCanPrompt({ env, noInput: opts.noInput, stdinTTY: isStdinTTY, stderrTTY: isStderrTTY }),
+    get canPrompt() {
+      return decideCanPrompt({ env, noInput: opts.noInput, stdinTTY: isStdinTTY(), stderrTTY: isStderrTTY() });
+    },
     columns,
     env,
     readStdin: async () => {

@@ -132,6 +132,18 @@ describe('the hot bundle', () => {
     expect(await run(['notes', 'get', '-o', 'json', '--', missing], freshCache())).toEqual(hot);
   });
 
+  it("Node's own compile cache is turned on only when the hot bundle imports a module: not for notes get, for --debug's schemas", async () => {
+    // Node's compile cache keeps its entries in a directory per Node version and flags beside the hot caches.
+    const nodeCaches = (cacheDir: string) => readdirSync(join(cacheDir, 'compile-cache')).filter((f) => !f.endsWith('.v8cache'));
+    const plain = freshCache();
+    expect((await run(['notes', 'get', GUID, '-o', 'json'], plain)).exitCode).toBe(0);
+    expect(hotCaches(plain)).toHaveLength(1);
+    expect(nodeCaches(plain)).toEqual([]);
+    const debug = freshCache();
+    expect((await run(['notes', 'get', GUID, '-o', 'json', '--debug'], debug)).exitCode).toBe(0);
+    expect(nodeCaches(debug).length).toBeGreaterThan(0);
+  });
+
   it('--debug loads the response schemas from their chunk: the trace and the answer, no error', async () => {
     const r = await run(['notes', 'get', GUID, '-o', 'json', '--debug'], freshCache());
     expect(r.exitCode, r.stderr).toBe(0);

@@ -198,7 +198,7 @@ describe('zod stays out of the start-up of commands that do not check an answer 
 describe('what `notes get` loads besides Node itself (the built CLI, stdio as pipes)', () => {
   // commander requires child_process at the top of its command module; the build gives bundled code a lazy
   // node:child_process (scripts/build.mjs, LAZY_BUILTINS), loaded only if something spawns.
-  it('neither child_process (loaded when used) nor v8 (set when undici loads) nor undici', async () => {
+  it('neither child_process (loaded when used) nor v8 (set when undici loads) nor undici, nor tty', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'notevox-startup-'));
     const preload = join(dir, 'loaded.cjs');
     writeFileSync(preload, "process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'));");
@@ -229,6 +229,8 @@ describe('what `notes get` loads besides Node itself (the built CLI, stdio as pi
       const loaded = JSON.parse(/^LOADED (.*)$/m.exec(r.stderr)![1]) as string[];
       expect(loaded).toContain('NativeModule http'); // the list is the real one
       expect(loaded.filter((m) => /^NativeModule (child_process|v8|dgram)$|undici/.test(m))).toEqual([]);
+      // Nor node:tty: whether stdin and stderr are terminals is asked when it matters, and stdout (a pipe) is not one.
+      expect(loaded.filter((m) => /tty/.test(m))).toEqual([]);
     } finally {
       server.close();
       rmSync(dir, { recursive: true, force: true });
