@@ -7,6 +7,7 @@ import { buildImage, type Db } from '../db.js';
 import { SCHEMA_VERSION } from '../schema.sql.js';
 import { parseSeedText } from './load.js';
 import { buildWordMemories, splitWordMemories, type WordMemoriesBuild } from './word-memories.js';
+import { phase } from './phases.js';
 
 /**
  * Built seed databases, cached by the seed file's content (`sandbox start --seed FILE`; `--no-seed-cache` skips
@@ -62,7 +63,9 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
   } catch {
     return undefined;
   }
+  phase('read the seed file');
   const hash = seedHash(bytes);
+  phase('hashed it');
   const image = join(dir, `${hash}.sqlite`);
   const sidecarFile = join(dir, `${hash}.json`);
   try {
@@ -80,6 +83,7 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
     // not cached yet (or a damaged entry): the start loads the seed into a new entry
   }
   const text = bytes.toString('utf8');
+  phase('decoded it');
   const tmp = `${image}.${process.pid}.tmp`;
   const split = splitSeed(text, seedFile, `${tmp}-word-memories`, dir, opts.splitMinChars);
   const seed = split ? undefined : parseSeedText(text, seedFile);
@@ -108,6 +112,7 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
         throw e;
       }
       if (stamp) writeStamp(statFile, stamp, hash);
+      phase('stored the cache entry');
       return image;
     },
   };
@@ -120,12 +125,14 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
 function splitSeed(text: string, seedFile: string, file: string, dir: string, minChars?: number): SeedCacheEntry['split'] {
   const parts = splitWordMemories(text, minChars);
   if (!parts) return undefined;
+  phase('split it at its word memories');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   rmSync(file, { force: true });
   const wordMemories = buildWordMemories(parts.wordMemories, file);
   let head: unknown;
   try {
     head = parseSeedText(parts.head, seedFile);
+    phase('parsed the rest (JSON.parse)');
   } catch {
     void wordMemories.cancel();
     return undefined;

@@ -8,8 +8,9 @@ import type { TableName } from '../schema.sql.js';
 import { WEB_APP_URL } from '../serialize.js';
 import { analyze, liveSpecOf, type SeedIndex } from './checks.js';
 import { RECORDING_SOURCE_TYPES, type NoteSeed, type Seed } from './schema.js';
-import { assignIds, firstFreeId, insertWordMemories, SPLIT_MARK, type WordMemoriesBuild } from './word-memories.js';
+import { assignIds, firstFreeId, insertWordMemories, KEPT_INDEXES, SPLIT_MARK, type WordMemoriesBuild } from './word-memories.js';
 import { isRecord } from '../../io/values.js';
+import { phase } from './phases.js';
 
 /** The seed loader: reads a seed file, validates it (schema.ts, checks.ts) and inserts it in one transaction. */
 
@@ -317,12 +318,14 @@ export function insertSeed(db: Db, loader: () => Pick<Loader, 'load'>): SeededKe
     db.tx(() => {
       let inserted: SeededKey[];
       try {
-        inserted = db.bulk((prepare) => loader().load(prepare));
+        inserted = db.bulk((prepare) => loader().load(prepare), KEPT_INDEXES);
+        phase('inserted rows and built indexes');
       } finally {
         // quick_check leaves out the CHECK constraints while they are ignored
         db.run('PRAGMA ignore_check_constraints = OFF');
       }
       if (!quickCheckOk(db)) throw new ChecksFound();
+      phase('quick_check');
       keys = inserted;
     });
   } catch (e) {
@@ -330,7 +333,7 @@ export function insertSeed(db: Db, loader: () => Pick<Loader, 'load'>): SeededKe
   } finally {
     db.run('PRAGMA ignore_check_constraints = OFF');
   }
-  return keys ?? db.bulk((prepare) => loader().load(prepare));
+  return keys ?? db.bulk((prepare) => loader().load(prepare), KEPT_INDEXES);
 }
 
 class ChecksFound extends Error {}
@@ -357,16 +360,22 @@ export async function loadSplitSeed(db: Db, head: unknown, wordMemories: WordMem
   if (!isRecord(head) || head.wordMemories !== SPLIT_MARK) throw new LoadWhole('the wordMemories array was not the top-level one');
   let loader: Loader;
   let keys: SeededKey[];
+  // The word memories' rows wait for `now` (the createdAt of those without one): it goes first, taken from the
+  // seed's `now` as written; the checks then must find the same.
+  const now = typeof head.now === 'string' && !Number.isNaN(Date.parse(head.now)) ? iso(head.now) : new Date().toISOString();
+  wordMemories.start(now);
   try {
     const { seed, index } = analyze({ ...head, wordMemories: [] }, source);
-    const now = seed.now ? iso(seed.now) : new Date().toISOString();
-    wordMemories.start(now);
+    phase('checked the rest (schema and references)');
+    if (seed.now !== undefined && iso(seed.now) !== now) throw new Error('`now` is not what it was taken to be');
     loader = new Loader(index, now);
     keys = insertSeed(db, () => (loader = new Loader(index, now)));
   } catch (e) {
     throw new LoadWhole((e as Error).message);
   }
+  phase('inserted the rest');
   const built = await wordMemories.result();
+  phase('word memories done');
   if (!built.ok) throw new LoadWhole(built.why);
   const { organizations, workspaces, users } = loader.index;
   for (const s of built.scopes) {
@@ -374,6 +383,7 @@ export async function loadSplitSeed(db: Db, head: unknown, wordMemories: WordMem
     if (!known) throw new LoadWhole(`unknown ${s.scope} ${s.id}`);
   }
   copyInto(db, built.file);
+  phase('copied the rest into their file');
   loader.counts.word_memories = built.count;
   return { keys, counts: loader.counts, file: built.file };
 }
