@@ -35,19 +35,32 @@ export interface SeedSummary {
   counts: Partial<Record<TableName, number>>;
 }
 
-const iso = (s: string) => new Date(s).toISOString();
-const addSeconds = (s: string, seconds: number) => new Date(Date.parse(s) + Math.round(seconds * 1000)).toISOString();
-const later = (a: string, b: string) => (Date.parse(a) >= Date.parse(b) ? a : b);
+/** The form toISOString gives (years 0000–9999), which a seed's instants often have already. */
+const ISO_FORM = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+/**
+ * An instant of the seed (checked by the schema: a real date and time) as stored, in toISOString's form: one in that
+ * form already is its own (a test checks it), without the round trip through a Date (a few hundred ns each, for
+ * 100k notes).
+ */
+const iso = (s: string) => (ISO_FORM.test(s) ? s : new Date(s).toISOString());
+/** `s`, an instant in toISOString's form, plus `seconds` (to the ms), in that form. */
+const addSeconds = (s: string, seconds: number) => {
+  const ms = Math.round(seconds * 1000);
+  return ms === 0 ? s : new Date(Date.parse(s) + ms).toISOString();
+};
+/** The later of two instants in toISOString's form (of the same length, text order is time order). */
+const later = (a: string, b: string) => (a.length === 24 && b.length === 24 ? (a >= b ? a : b) : Date.parse(a) >= Date.parse(b) ? a : b);
 /** Speaking time (2.5 words a second, at least 2 s) used when a paragraph gives no duration. */
 const spokenSeconds = (s: string) => Math.max(2, Math.ceil(s.split(/\s+/).length / 2.5));
 
 class Loader {
   readonly counts: Partial<Record<TableName, number>> = {};
   private readonly rand: RandomSource = seededRandom(LOADER_RANDOM_SEED);
-  /** Paragraph rows per note, for wiki mentions. */
-  private readonly paragraphRows = new Map<string, Array<{ id: number; uuid: string; content: string }>>();
-  private readonly noteIds = new Map<string, number>();
-  private readonly noteTimes = new Map<string, string>();
+  /**
+   * What wiki mentions take from their notes (id, last update, paragraph rows), kept for the notes they name only:
+   * a map of 100k notes costs more than the rest of their loading but their inserts.
+   */
+  private readonly mentioned = new Map<string, { id: number; updated: string; paragraphs: Array<{ id: number; uuid: string; content: string }> } | null>();
 
   constructor(
     private readonly ix: SeedIndex,
@@ -76,6 +89,23 @@ class Loader {
       this.statements.set(key, run);
     }
     run(Object.values(row));
+    this.counts[table] = (this.counts[table] ?? 0) + 1;
+  }
+
+  /** The statements of insertRow, by their column list. */
+  private readonly rowStatements = new Map<readonly string[], (values: readonly unknown[]) => void>();
+
+  /**
+   * Insert a row given as its values in the order of `columns` (a constant: its statement is found by identity), for
+   * the tables of a big seed's many rows: no object made and taken apart again for each (insert), no key text.
+   */
+  private insertRow(table: TableName, columns: readonly string[], values: readonly unknown[]): void {
+    let run = this.rowStatements.get(columns);
+    if (!run) {
+      run = this.prepare!(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+      this.rowStatements.set(columns, run);
+    }
+    run(values);
     this.counts[table] = (this.counts[table] ?? 0) + 1;
   }
 
@@ -149,16 +179,27 @@ class Loader {
 
   private notes() {
     const notes = this.ix.seed.notes;
+    const { mentions, generatedMentions } = this.ix.seed.wiki;
+    for (const m of mentions) this.mentioned.set(m.noteGuid, null);
+    for (const g of generatedMentions) for (const guid of g.noteGuids) this.mentioned.set(guid, null);
     const ids = assignIds(notes);
     const summaryIds = assignIds(notes.flatMap((n) => n.summaries));
     const documentIds = assignIds(notes.flatMap((n) => n.documents));
     const paragraphIds = assignIds(notes.flatMap((n) => n.paragraphs));
-    notes.forEach((n, i) => {
-      this.note(n, ids[i], { summaries: summaryIds.splice(0, n.summaries.length), documents: documentIds.splice(0, n.documents.length), paragraphs: paragraphIds.splice(0, n.paragraphs.length) });
-    });
+    // each note's children take the next ids of their lists, in order
+    const next = { summaries: 0, documents: 0, paragraphs: 0 };
+    const take = (list: number[], kind: keyof typeof next, count: number) => (count === 0 ? NO_IDS : list.slice(next[kind], (next[kind] += count)));
+    for (let i = 0; i < notes.length; i++) {
+      const n = notes[i];
+      this.note(n, ids[i], {
+        summaries: take(summaryIds, 'summaries', n.summaries.length),
+        documents: take(documentIds, 'documents', n.documents.length),
+        paragraphs: take(paragraphIds, 'paragraphs', n.paragraphs.length),
+      });
+    }
   }
 
-  private note(n: NoteSeed, id: number, childIds: { summaries: number[]; documents: number[]; paragraphs: number[] }) {
+  private note(n: NoteSeed, id: number, childIds: { summaries: readonly number[]; documents: readonly number[]; paragraphs: readonly number[] }) {
     const created = this.at(n.createdAt);
     const rec = n.recording ?? (RECORDING_SOURCE_TYPES.has(n.sourceType) ? {} : undefined);
     const start = rec ? this.at(rec.startAt, created) : null;
@@ -177,20 +218,15 @@ class Loader {
     // A live note is still recording: no end yet (the live engine sets it after its last paragraph).
     const end = start && !n.live ? addSeconds(start, duration) : null;
     const updated = this.at(n.updatedAt, end ? later(end, created) : created);
-    this.noteIds.set(n.guid, id);
-    this.noteTimes.set(n.guid, updated);
 
-    this.insert('notes', {
-      guid: n.guid, id, title: n.title, owner_user_id: n.ownerUserId, workspace_guid: this.ix.noteWorkspace(n), folder_id: n.folderId ?? null,
-      source_type: n.sourceType, created_at: created, updated_at: updated, recording_start_at: start, recording_end_at: end,
-      recording_duration_seconds: duration, transcribe_locale: rec ? (rec.transcribeLocale ?? DEFAULT_TRANSCRIBE_LOCALE) : null,
-      translate_locale: rec?.translateLocale ?? null, deleted: n.deleted,
-    });
+    this.insertRow('notes', NOTE_COLUMNS, [
+      n.guid, id, n.title, n.ownerUserId, this.ix.noteWorkspace(n), n.folderId ?? null, n.sourceType, created, updated, start, end, duration,
+      rec ? (rec.transcribeLocale ?? DEFAULT_TRANSCRIBE_LOCALE) : null, rec?.translateLocale ?? null, n.deleted,
+    ]);
     n.participants.forEach((p, position) => this.insert('note_participants', { note_guid: n.guid, position, name: p.name, email: p.email ?? null }));
-    const collaborators = n.collaborators.some((c) => c.userId === n.ownerUserId)
-      ? n.collaborators
-      : [{ userId: n.ownerUserId, role: 'OWNER' as const }, ...n.collaborators];
-    for (const c of collaborators) this.insert('note_collaborators', { note_guid: n.guid, user_id: c.userId, role: c.role });
+    // the owner first, unless it is one of them
+    if (!n.collaborators.some((c) => c.userId === n.ownerUserId)) this.insertRow('note_collaborators', COLLABORATOR_COLUMNS, [n.guid, n.ownerUserId, 'OWNER']);
+    for (const c of n.collaborators) this.insertRow('note_collaborators', COLLABORATOR_COLUMNS, [n.guid, c.userId, c.role]);
 
     const rows = timed.map((p, position) => {
       const row = { id: childIds.paragraphs[position], uuid: p.uuid ?? newUuid(this.rand), content: p.content };
@@ -202,7 +238,7 @@ class Loader {
       });
       return row;
     });
-    this.paragraphRows.set(n.guid, rows);
+    if (this.mentioned.size > 0 && this.mentioned.has(n.guid)) this.mentioned.set(n.guid, { id, updated, paragraphs: rows });
 
     n.summaries.forEach((s, j) => {
       const at = this.at(s.createdAt, updated);
@@ -245,7 +281,7 @@ class Loader {
       const naming = (content: string) => names.some((n) => content.toLowerCase().includes(n));
       // Per note, the paragraphs that name the page (all of them when none does).
       const candidates = g.noteGuids.map((guid) => {
-        const rows = this.paragraphRows.get(guid)!.map((p, index) => ({ index, content: p.content }));
+        const rows = this.mentioned.get(guid)!.paragraphs.map((p, index) => ({ index, content: p.content }));
         // Locked paragraphs have no text to extract (unless the note has nothing else).
         const shown = rows.filter((p) => p.content !== '');
         const all = shown.length ? shown : rows;
@@ -262,7 +298,7 @@ class Loader {
           kind: i % 4 === 3 ? 'IMPLICIT' : 'EXPLICIT',
           extractedText: clip((sentences.find(naming) ?? sentences[0]).trim()),
           confidence: Math.round((0.55 + ((i * 37) % 45) / 100) * 100) / 100,
-          createdAt: addSeconds(this.noteTimes.get(noteGuid)!, i),
+          createdAt: addSeconds(this.mentioned.get(noteGuid)!.updated, i),
         });
       }
     }
@@ -272,14 +308,22 @@ class Loader {
     guid: string; pageGuid: string; noteGuid: string; paragraphIndex: number; kind: string; extractedText: string;
     confidence: number; sourceUserId?: number; createdAt?: string;
   }) {
-    const paragraph = this.paragraphRows.get(m.noteGuid)![m.paragraphIndex];
+    const note = this.mentioned.get(m.noteGuid)!;
+    const paragraph = note.paragraphs[m.paragraphIndex];
     this.insert('wiki_mentions', {
-      guid: m.guid, page_guid: m.pageGuid, note_guid: m.noteGuid, note_id: this.noteIds.get(m.noteGuid), kind: m.kind,
+      guid: m.guid, page_guid: m.pageGuid, note_guid: m.noteGuid, note_id: note.id, kind: m.kind,
       source_user_id: m.sourceUserId ?? this.ix.notes.get(m.noteGuid)!.ownerUserId, extracted_text: m.extractedText,
-      created_at: m.createdAt ?? this.noteTimes.get(m.noteGuid), paragraph_id: paragraph.id, paragraph_uuid: paragraph.uuid, confidence: m.confidence,
+      created_at: m.createdAt ?? note.updated, paragraph_id: paragraph.id, paragraph_uuid: paragraph.uuid, confidence: m.confidence,
     });
   }
 }
+
+const NO_IDS: readonly number[] = [];
+const NOTE_COLUMNS = [
+  'guid', 'id', 'title', 'owner_user_id', 'workspace_guid', 'folder_id', 'source_type', 'created_at', 'updated_at', 'recording_start_at',
+  'recording_end_at', 'recording_duration_seconds', 'transcribe_locale', 'translate_locale', 'deleted',
+] as const;
+const COLLABORATOR_COLUMNS = ['note_guid', 'user_id', 'role'] as const;
 
 const clip = (s: string) => (s.length > 200 ? s.slice(0, 199) + '…' : s);
 
