@@ -90,6 +90,7 @@ describe('scanWordMemories', () => {
     // keys in any order; unicode; the longest text; a user id as text or number; the largest id
     await check(JSON.stringify([{ entry: 'ünï-😀-日本', scopeId: '7', subEntry: 'x'.repeat(63), scope: 'user' }, { scopeId: 7, scope: 'user', entry: 'b' }]), true);
     await check(JSON.stringify([{ id: Number.MAX_SAFE_INTEGER % 1e15, scope: 'user', scopeId: 1, entry: 'a' }]), true);
+    await check(JSON.stringify([{ scope: 'user', scopeId: 1, entry: 'id', subEntry: 'id' }, { scope: 'user', scopeId: 1, entry: 'createdAt' }]), true); // keys as values
   });
 
   it('loads what a load does when the table refuses a row (a duplicate entry or id)', async () => {
@@ -103,7 +104,7 @@ describe('scanWordMemories', () => {
       // valid, but for the parse to decide
       JSON.stringify([item(1), { ...item(2), entry: 'q"uote' }]), // an escape
       JSON.stringify([{ id: 3, ...item(1) }, item(2)]), // ids on some items only
-      JSON.stringify([item(1), { ...item(2), entry: 'id' }]), // "id" in the text, no item with one
+      JSON.stringify([item(1), { id: 3, ...item(2) }]),
       ok.replace('"scopeId":"org-1"', '"scopeId":1.0'), // another number form
       ok.replace('"scopeId":"org-1"', '"scopeId":1e0'),
       ok.replace('"entry":"e1"', '"entry":"e1","entry":"e2"'), // a key twice (JSON.parse keeps the last)

@@ -1,3 +1,4 @@
+import { LIMITS } from '../../contract/limits.js';
 import { isWordMemoryText } from '../fast-body.js';
 import { WORD_MEMORY_SCOPES } from '../schema.sql.js';
 import { isInstant } from './schema.js';
@@ -12,7 +13,7 @@ import { isInstant } from './schema.js';
  * schema refuses, text that is not JSON) stops it: the caller then parses the text as JSON and checks it with the
  * schema, which decides and names any problem, so the scan never vouches for what JSON.parse or the schema refuse.
  *
- * Ids: when the text has no `"id"` at all, no item has one, and the ids are left to the table (AUTOINCREMENT on an
+ * Ids: when the first item has none, no item may have one, and the ids are left to the table (AUTOINCREMENT on an
  * empty table: 1, 2, … in order, which is what the seed format gives items without an id when none has one). When it
  * has, every item must have one (a mix is left to the parse, which numbers the rest after the largest).
  */
@@ -26,6 +27,7 @@ export interface Scanned {
 /** Rows per INSERT statement (each with 5 or 6 values; SQLite allows 32766). */
 const ROWS = 64;
 const SLUG = /^[A-Za-z0-9_-]{1,64}$/;
+const WM_TEXT = LIMITS.wordMemoryText;
 
 /** The keys of an item (bits of a mask of those seen). */
 const Key = { None: 0, Scope: 1, ScopeId: 2, Entry: 3, SubEntry: 4, Id: 5, CreatedAt: 6 } as const;
@@ -38,16 +40,15 @@ type Key = (typeof Key)[keyof typeof Key];
  */
 export function scanWordMemories(text: string, now: string, prepare: (sql: string) => (values: readonly unknown[]) => void): Scanned | undefined {
   if (text.includes('\\')) return undefined;
-  const withIds = text.includes('"id"');
-  const columns = [...(withIds ? ['id'] : []), 'scope_type', 'scope_id', 'entry', 'sub_entry', 'created_at'];
-  const width = columns.length;
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  const insert = (rows: number) => prepare(`INSERT INTO word_memories (${columns.join(', ')}) VALUES ${Array.from({ length: rows }, () => tuple).join(', ')}`);
-  const batch = insert(ROWS);
-  const values = new Array<unknown>(ROWS * width);
+  /** Items have ids (decided by the first one), the statements with their columns (prepared at the first item). */
+  let withIds = false;
+  let width = 0;
+  let insert: (rows: number) => (values: readonly unknown[]) => void = () => () => {};
+  let batch: (values: readonly unknown[]) => void = () => {};
+  let values: unknown[] = [];
   let filled = 0;
-  const seen = WORD_MEMORY_SCOPES.map(() => new Set<string>());
-  const slugs = new Set<string>();
+  /** Each scope id given (a checked one), with the scopes (bits of WORD_MEMORY_SCOPES' indexes) it was given with. */
+  const scopes = new Map<string, number>();
   /** The last createdAt given (checked) and its ISO form: items often share one. */
   let lastCreated: string | undefined;
   let lastCreatedIso = '';
@@ -105,10 +106,7 @@ export function scanWordMemories(text: string, now: string, prepare: (sql: strin
             break;
           case Key.ScopeId:
             if (str !== undefined) {
-              if (!slugs.has(str)) {
-                if (!SLUG.test(str)) return undefined;
-                slugs.add(str);
-              }
+              if (!scopes.has(str) && !SLUG.test(str)) return undefined;
               scopeId = str;
             } else if (num > 0) scopeId = String(num);
             else return undefined;
@@ -136,7 +134,17 @@ export function scanWordMemories(text: string, now: string, prepare: (sql: strin
         if (next === 0x7d) break; // }
         if (next !== 0x2c) return undefined; // ,
       }
-      if (scope < 0 || scopeId === undefined || entry === undefined || (withIds && id === 0)) return undefined;
+      if (scope < 0 || scopeId === undefined || entry === undefined) return undefined;
+      if (count === 0) {
+        withIds = id > 0;
+        const columns = [...(withIds ? ['id'] : []), 'scope_type', 'scope_id', 'entry', 'sub_entry', 'created_at'];
+        const tuple = `(${columns.map(() => '?').join(', ')})`;
+        width = columns.length;
+        insert = (rows) => prepare(`INSERT INTO word_memories (${columns.join(', ')}) VALUES ${Array.from({ length: rows }, () => tuple).join(', ')}`);
+        batch = insert(ROWS);
+        values = new Array<unknown>(ROWS * width);
+      }
+      if (withIds !== id > 0) return undefined;
       if (withIds) values[filled++] = id;
       values[filled++] = WORD_MEMORY_SCOPES[scope];
       values[filled++] = scopeId;
@@ -154,7 +162,8 @@ export function scanWordMemories(text: string, now: string, prepare: (sql: strin
         batch(values);
         filled = 0;
       }
-      seen[scope].add(scopeId);
+      const given = scopes.get(scopeId) ?? 0;
+      if ((given & (1 << scope)) === 0) scopes.set(scopeId, given | (1 << scope));
       count++;
       const next = text.charCodeAt(i);
       i = skip(text, i + 1);
@@ -166,12 +175,12 @@ export function scanWordMemories(text: string, now: string, prepare: (sql: strin
     const one = insert(1);
     for (let at = 0; at < filled; at += width) one(values.slice(at, at + width));
   }
-  return { count, scopes: seen.flatMap((ids, s) => [...ids].map((id) => ({ scope: WORD_MEMORY_SCOPES[s], id }))) };
+  return { count, scopes: [...scopes].flatMap(([id, given]) => WORD_MEMORY_SCOPES.filter((_, s) => given & (1 << s)).map((scope) => ({ scope, id }))) };
 }
 
 /** The index of the first character at or after `i` that is not JSON whitespace. */
 function skip(text: string, i: number): number {
-  for (let c = text.charCodeAt(i); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = text.charCodeAt(++i));
+  for (let c = text.charCodeAt(i); c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09); c = text.charCodeAt(++i));
   return i;
 }
 
@@ -192,8 +201,18 @@ function keyOf(text: string, at: number, length: number): Key {
   }
 }
 
-/** What the seed schema accepts as an entry or sub-entry, and JSON unescaped in a string (no U+0000–U+001F). */
+/**
+ * What the seed schema accepts as an entry or sub-entry (wmText: 1 to 63 code points, no whitespace), and JSON
+ * unescaped in a string (no U+0000–U+001F). Printable ASCII but the space, the common case, has as many code points
+ * as characters and no whitespace; anything else goes to the contract's own check.
+ */
 function isEntryText(s: string): boolean {
-  for (let k = 0; k < s.length; k++) if (s.charCodeAt(k) < 0x20) return false;
-  return isWordMemoryText(s);
+  for (let k = 0; k < s.length; k++) {
+    const c = s.charCodeAt(k);
+    if (c <= 0x20 || c >= 0x7f) {
+      for (let j = k; j < s.length; j++) if (s.charCodeAt(j) < 0x20) return false;
+      return isWordMemoryText(s);
+    }
+  }
+  return s.length >= WM_TEXT.min && s.length <= WM_TEXT.max;
 }
