@@ -141,9 +141,9 @@ describe('a seed split at its word memories', () => {
     const { now: _, ...withoutNow } = demoSeed;
     for (const items of [plain, withIds]) {
       const seed = { ...withoutNow, wordMemories: items }; // no `now`: the time of each start
-      const text = JSON.stringify(items);
+      const bytes = Buffer.from(`{"wordMemories": ${JSON.stringify(items)}}`);
       const file = join(dir, 'wm.sqlite');
-      const build = buildWordMemories(text, file);
+      const build = buildWordMemories(bytes, 17, bytes.length - 1, file);
       build.start('2026-06-01T00:00:00.000Z');
       expect(await build.result()).toMatchObject({ ok: true, count: items.length, scanned: true });
       await build.cancel();
@@ -197,18 +197,22 @@ describe('a seed split at its word memories', () => {
 
 describe('splitWordMemories', () => {
   it('cuts the last top-level wordMemories array out of the text, leaving the mark in its place', () => {
-    const seed = { organizations: [{ id: 'o', name: 'O' }], wordMemories: wordMemories(5), wiki: { pages: [] } };
-    for (const text of [JSON.stringify(seed), JSON.stringify(seed, null, 2), `\uFEFF${JSON.stringify(seed, null, '\t')}\n`]) {
-      const split = splitWordMemories(text, 0)!;
-      expect(JSON.parse(split.wordMemories)).toEqual(seed.wordMemories);
+    const seed = { organizations: [{ id: 'o', name: 'Ö 😀' }], wordMemories: wordMemories(5), wiki: { pages: [] } };
+    for (const text of [JSON.stringify(seed), JSON.stringify(seed, null, 2), `\uFEFF${JSON.stringify(seed, null, '\t')}\r\n`]) {
+      const bytes = Buffer.from(text);
+      const split = splitWordMemories(bytes, 0)!;
+      expect(JSON.parse(bytes.toString('utf8', split.start, split.end))).toEqual(seed.wordMemories);
       expect(JSON.parse(split.head.replace(/^\uFEFF/, ''))).toEqual({ ...seed, wordMemories: SPLIT_MARK });
     }
   });
 
   it('leaves small arrays and seeds without one whole', () => {
     const text = JSON.stringify({ organizations: [], wordMemories: wordMemories(5) });
-    expect(splitWordMemories(text, text.length)).toBeUndefined();
-    expect(splitWordMemories(JSON.stringify({ organizations: [] }), 0)).toBeUndefined();
-    expect(splitWordMemories('{"wordMemories": 3}', 0)).toBeUndefined();
+    expect(splitWordMemories(Buffer.from(text), Buffer.byteLength(text))).toBeUndefined();
+    expect(splitWordMemories(Buffer.from(JSON.stringify({ organizations: [] })), 0)).toBeUndefined();
+    expect(splitWordMemories(Buffer.from('{"wordMemories": 3}'), 0)).toBeUndefined();
+    // no top-level key or end after any `]`: no split
+    expect(splitWordMemories(Buffer.from('{"wordMemories": [1], "x y": 2}'), 0)).toBeUndefined();
+    expect(splitWordMemories(Buffer.from('{"wordMemories": [1]} x'), 0)).toBeUndefined();
   });
 });

@@ -24,50 +24,63 @@ import { parseWordMemories, type Seed } from './schema.js';
  * parsed and loaded whole as before (load.ts), which reports every problem as it always did.
  */
 
-/** A seed whose wordMemories array text is at least this long is split (below that the worker costs more than it saves). */
+/** A seed whose wordMemories array is at least this long (bytes of its UTF-8) is split (below that the worker costs more than it saves). */
 export const SPLIT_MIN_CHARS = 1 << 20;
 
-export interface SplitSeedText {
+export interface SplitSeed {
   /** The seed's text with its top-level wordMemories array replaced by `0`. */
   head: string;
-  /** The text of that array. */
-  wordMemories: string;
+  /** Where the array's text lies in the file's bytes: from its `[` to after its `]`. */
+  start: number;
+  end: number;
 }
 
 /** The value the array is replaced with in `head`: a seed never has it there, so finding it shows the split was at the top level. */
 export const SPLIT_MARK = 0;
 
-/** A top-level key of the seed format (what may follow the wordMemories array). */
-const AFTER_ARRAY = /\](?=\s*(?:,\s*"[A-Za-z]+"\s*:|\}\s*$))/g;
-
 /**
- * Split a seed file's text at its wordMemories array, or undefined (no such array, or a small one). The split is
- * a guess, made without parsing: the last `"wordMemories": [` to the first `]` after it that a top-level key or
- * the end of the object follows. A wrong guess does not parse: a cut inside a string leaves the array's text
- * unterminated, one at a nested array's end leaves its brackets unbalanced, one past the array's end leaves text
- * after it; and a key found elsewhere than at the top level leaves `head` without the mark at its top-level key.
+ * Split a seed file's bytes (UTF-8) at its wordMemories array, or undefined (no such array, or a small one). The
+ * split is a guess, made without parsing: the last `"wordMemories": [` to the first `]` after it that a top-level
+ * key (`, "letters":`) or the end of the object follows. A wrong guess does not parse: a cut inside a string leaves
+ * the array's text unterminated, one at a nested array's end leaves its brackets unbalanced, one past the array's
+ * end leaves text after it; and a key found elsewhere than at the top level leaves `head` without the mark at its
+ * top-level key. Done on the bytes (the characters looked for are ASCII, which UTF-8 never uses within another
+ * character): only `head` is decoded here, the array's text by the thread that builds it.
  */
-export function splitWordMemories(text: string, minChars = SPLIT_MIN_CHARS): SplitSeedText | undefined {
-  let key = text.lastIndexOf('"wordMemories"');
+export function splitWordMemories(bytes: Buffer, minBytes = SPLIT_MIN_CHARS): SplitSeed | undefined {
+  let key = bytes.lastIndexOf('"wordMemories"');
   let start = -1;
   while (key >= 0 && start < 0) {
-    let i = key + 14;
-    while (isSpace(text.charCodeAt(i))) i++;
-    if (text[i] === ':') {
-      i++;
-      while (isSpace(text.charCodeAt(i))) i++;
-      if (text[i] === '[') start = i;
+    let i = skipSpace(bytes, key + 14);
+    if (bytes[i] === 0x3a) {
+      i = skipSpace(bytes, i + 1);
+      if (bytes[i] === 0x5b) start = i;
     }
-    if (start < 0) key = key > 0 ? text.lastIndexOf('"wordMemories"', key - 1) : -1;
+    if (start < 0) key = key > 0 ? bytes.lastIndexOf('"wordMemories"', key - 1) : -1;
   }
   if (start < 0) return undefined;
-  AFTER_ARRAY.lastIndex = start;
-  const end = AFTER_ARRAY.exec(text)?.index;
-  if (end === undefined || end + 1 - start < minChars) return undefined;
-  return { head: `${text.slice(0, start)}${SPLIT_MARK}${text.slice(end + 1)}`, wordMemories: text.slice(start, end + 1) };
+  let end = bytes.indexOf(0x5d, start);
+  while (end >= 0 && !endsArray(bytes, end + 1)) end = bytes.indexOf(0x5d, end + 1);
+  if (end < 0 || end + 1 - start < minBytes) return undefined;
+  return { head: `${bytes.toString('utf8', 0, start)}${SPLIT_MARK}${bytes.toString('utf8', end + 1)}`, start, end: end + 1 };
 }
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** What follows a `]` at `i` that ends a top-level array: `, "key":` or the object's `}` and the end. */
+function endsArray(bytes: Buffer, i: number): boolean {
+  i = skipSpace(bytes, i);
+  if (bytes[i] === 0x7d) return skipSpace(bytes, i + 1) === bytes.length;
+  if (bytes[i] !== 0x2c) return false;
+  i = skipSpace(bytes, i + 1);
+  if (bytes[i] !== 0x22) return false;
+  const from = ++i;
+  for (let c = bytes[i]; (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a); c = bytes[++i]);
+  return i > from && bytes[i] === 0x22 && bytes[skipSpace(bytes, i + 1)] === 0x3a;
+}
+
+function skipSpace(bytes: Buffer, i: number): number {
+  for (let c = bytes[i]; c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = bytes[++i]);
+  return i;
+}
 
 /** What the build of the word memories found. */
 export type WordMemoriesResult =
@@ -87,23 +100,29 @@ const WORKER_KIND = 'notevox-seed-word-memories';
 
 interface WorkerInput {
   kind: typeof WORKER_KIND;
-  text: string;
+  /** The seed file's bytes (shared with the worker when they are in a SharedArrayBuffer: not copied). */
+  bytes: Uint8Array;
+  start: number;
+  end: number;
   file: string;
 }
 
+/** The text of bytes[start, end) (UTF-8). */
+const decode = (bytes: Uint8Array, start: number, end: number) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end);
+
 /**
- * Parse, check and insert the word memories of `text` (a JSON array) into a new database file `file`, in a worker
- * thread where this module runs as a file of the bundle; from the sources (tests), in this thread when `result()`
- * is asked for.
+ * Check and insert the word memories of `bytes[start, end)` (a JSON array) into a new database file `file`, in a
+ * worker thread where this module runs as a file of the bundle; from the sources (tests), in this thread when
+ * `result()` is asked for.
  */
-export function buildWordMemories(text: string, file: string): WordMemoriesBuild {
+export function buildWordMemories(bytes: Uint8Array, start: number, end: number, file: string): WordMemoriesBuild {
   const url = new URL(import.meta.url);
-  if (!url.pathname.endsWith('.js')) return inThisThread(text, file);
+  if (!url.pathname.endsWith('.js')) return inThisThread(() => decode(bytes, start, end), file);
   let worker: Worker;
   try {
-    worker = new Worker(url, { workerData: { kind: WORKER_KIND, text, file } satisfies WorkerInput, stdout: false, stderr: false });
+    worker = new Worker(url, { workerData: { kind: WORKER_KIND, bytes, start, end, file } satisfies WorkerInput, stdout: false, stderr: false });
   } catch (e) {
-    return inThisThread(text, file, `no worker thread: ${(e as Error).message}`);
+    return inThisThread(() => decode(bytes, start, end), file, `no worker thread: ${(e as Error).message}`);
   }
   const done = new Promise<WordMemoriesResult>((resolve) => {
     worker.once('message', (r: WordMemoriesResult) => resolve(r));
@@ -120,12 +139,12 @@ export function buildWordMemories(text: string, file: string): WordMemoriesBuild
   };
 }
 
-function inThisThread(text: string, file: string, unavailable?: string): WordMemoriesBuild {
+function inThisThread(text: () => string, file: string, unavailable?: string): WordMemoriesBuild {
   let now: string | undefined;
   let done: Promise<WordMemoriesResult> | undefined;
   return {
     start: (n) => (now = n),
-    result: () => (done ??= unavailable ? Promise.resolve({ ok: false, why: unavailable }) : build(text, file, now!)),
+    result: () => (done ??= unavailable ? Promise.resolve({ ok: false, why: unavailable }) : build(text(), file, now!)),
     async cancel() {
       rmSync(file, { force: true });
     },
@@ -271,5 +290,5 @@ export function insertWordMemories(prepare: (sql: string) => (values: readonly u
 if (!isMainThread && (workerData as Partial<WorkerInput> | undefined)?.kind === WORKER_KIND) {
   const input = workerData as WorkerInput;
   const now = new Promise<string>((resolve) => parentPort!.once('message', resolve));
-  void build(input.text, input.file, now).then((r) => parentPort!.postMessage(r));
+  void build(decode(input.bytes, input.start, input.end), input.file, now).then((r) => parentPort!.postMessage(r));
 }
