@@ -143,7 +143,8 @@ describe('a seed split at its word memories', () => {
       const seed = { ...withoutNow, wordMemories: items }; // no `now`: the time of each start
       const bytes = Buffer.from(`{"wordMemories": ${JSON.stringify(items)}}`);
       const file = join(dir, 'wm.sqlite');
-      const build = buildWordMemories(bytes, 17, bytes.length - 1, file);
+      const build = buildWordMemories(file);
+      build.input(bytes, 17, bytes.length - 1);
       build.start('2026-06-01T00:00:00.000Z');
       expect(await build.result()).toMatchObject({ ok: true, count: items.length, scanned: true });
       await build.cancel();

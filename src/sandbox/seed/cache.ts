@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { buildImage, type Db } from '../db.js';
 import { SCHEMA_VERSION } from '../schema.sql.js';
 import { parseSeedText } from './load.js';
-import { buildWordMemories, splitWordMemories, type WordMemoriesBuild } from './word-memories.js';
+import { buildWordMemories, SPLIT_MIN_CHARS, splitWordMemories, type WordMemoriesBuild } from './word-memories.js';
 import { phase } from './phases.js';
 
 /**
@@ -57,10 +57,13 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
   const stamp = fileStamp(seedFile);
   const known = stamp ? cachedByStamp(seedFile, dir, statFile, stamp) : undefined;
   if (known) return known;
+  // A file big enough to be split: its word memories' worker starts now, and starts up while the file is read.
+  const early = (statSize(seedFile) ?? 0) >= (opts.splitMinChars ?? SPLIT_MIN_CHARS) ? startWordMemories(dir) : undefined;
   let bytes: Buffer;
   try {
     bytes = await readShared(seedFile);
   } catch {
+    void early?.cancel();
     return undefined;
   }
   phase('read the seed file');
@@ -76,6 +79,7 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
       for (const k of keys) secrets.set(k.id, k.secret);
     }
     if (existsSync(image)) {
+      void early?.cancel();
       if (stamp) writeStamp(statFile, stamp, hash);
       return { image, secrets, build: async () => image };
     }
@@ -83,7 +87,7 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
     // not cached yet (or a damaged entry): the start loads the seed into a new entry
   }
   const tmp = `${image}.${process.pid}.tmp`;
-  const split = splitSeed(bytes, seedFile, `${tmp}-word-memories`, dir, opts.splitMinChars);
+  const split = splitSeed(bytes, seedFile, early ?? (() => startWordMemories(dir)), opts.splitMinChars);
   const seed = split ? undefined : parseSeedText(bytes.toString('utf8'), seedFile);
   const apiKeys = () => ((split?.head ?? seed) as { apiKeys?: unknown }).apiKeys;
   return {
@@ -92,6 +96,7 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
     async build(load) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       removeOrphans(dir, `${hash}.sqlite.`);
+      removeOrphans(dir, BUILD_PREFIX);
       rmSync(tmp, { force: true });
       let built: void | string = undefined;
       await buildImage(tmp, async (db) => {
@@ -137,13 +142,15 @@ async function readShared(file: string): Promise<Buffer> {
  * The seed split at a big wordMemories array, its word memories building (in `file`) while the rest is parsed;
  * undefined when it has none, or when the rest does not parse (parsing the whole text then says why).
  */
-function splitSeed(bytes: Buffer, seedFile: string, file: string, dir: string, minChars?: number): SeedCacheEntry['split'] {
+function splitSeed(bytes: Buffer, seedFile: string, build: WordMemoriesBuild | (() => WordMemoriesBuild), minChars?: number): SeedCacheEntry['split'] {
   const parts = splitWordMemories(bytes, minChars);
-  if (!parts) return undefined;
+  if (!parts) {
+    if (typeof build !== 'function') void build.cancel();
+    return undefined;
+  }
   phase('split it at its word memories');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  rmSync(file, { force: true });
-  const wordMemories = buildWordMemories(bytes, parts.start, parts.end, file);
+  const wordMemories = typeof build === 'function' ? build() : build;
+  wordMemories.input(bytes, parts.start, parts.end);
   let head: unknown;
   try {
     head = parseSeedText(parts.head, seedFile);
@@ -153,6 +160,26 @@ function splitSeed(bytes: Buffer, seedFile: string, file: string, dir: string, m
     return undefined;
   }
   return { head, wordMemories, whole: () => parseSeedText(bytes.toString('utf8'), seedFile) };
+}
+
+/** The temporary files of word memories' builds: `<BUILD_PREFIX><pid>.tmp-<n>-word-memories` in the cache directory. */
+const BUILD_PREFIX = 'seed-build.';
+let builds = 0;
+
+/** A build of word memories (word-memories.ts) into a new temporary file of the cache directory `dir`. */
+function startWordMemories(dir: string): WordMemoriesBuild {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `${BUILD_PREFIX}${process.pid}.tmp-${++builds}-word-memories`);
+  rmSync(file, { force: true });
+  return buildWordMemories(file);
+}
+
+function statSize(file: string): number | undefined {
+  try {
+    return statSync(file).size;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Temporary files of builds (`<prefix><pid>.tmp…`) whose process is gone: it was killed on the way. */

@@ -89,6 +89,8 @@ export type WordMemoriesResult =
   | { ok: false; why: string };
 
 export interface WordMemoriesBuild {
+  /** The word memories: `bytes[start, end)`, the seed file's wordMemories array (splitWordMemories). */
+  input(bytes: Uint8Array, start: number, end: number): void;
   /** The instant of the word memories without createdAt (the seed's `now`, known once the rest is parsed). */
   start(now: string): void;
   result(): Promise<WordMemoriesResult>;
@@ -100,29 +102,34 @@ const WORKER_KIND = 'notevox-seed-word-memories';
 
 interface WorkerInput {
   kind: typeof WORKER_KIND;
+  file: string;
+}
+
+/** The first message to the worker; the second is `now`. */
+interface WorkerText {
   /** The seed file's bytes (shared with the worker when they are in a SharedArrayBuffer: not copied). */
   bytes: Uint8Array;
   start: number;
   end: number;
-  file: string;
 }
 
 /** The text of bytes[start, end) (UTF-8). */
 const decode = (bytes: Uint8Array, start: number, end: number) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end);
 
 /**
- * Check and insert the word memories of `bytes[start, end)` (a JSON array) into a new database file `file`, in a
- * worker thread where this module runs as a file of the bundle; from the sources (tests), in this thread when
- * `result()` is asked for.
+ * Check and insert word memories (given later: input()) into a new database file `file`, in a worker thread where
+ * this module runs as a file of the bundle; from the sources (tests), in this thread when `result()` is asked for.
+ * The worker starts at once and makes the file with its schema meanwhile: a start makes it before it reads the
+ * seed file (when the file is big enough to be split), so that this is done by the time the split is.
  */
-export function buildWordMemories(bytes: Uint8Array, start: number, end: number, file: string): WordMemoriesBuild {
+export function buildWordMemories(file: string): WordMemoriesBuild {
   const url = new URL(import.meta.url);
-  if (!url.pathname.endsWith('.js')) return inThisThread(() => decode(bytes, start, end), file);
+  if (!url.pathname.endsWith('.js')) return inThisThread(file);
   let worker: Worker;
   try {
-    worker = new Worker(url, { workerData: { kind: WORKER_KIND, bytes, start, end, file } satisfies WorkerInput, stdout: false, stderr: false });
+    worker = new Worker(url, { workerData: { kind: WORKER_KIND, file } satisfies WorkerInput, stdout: false, stderr: false });
   } catch (e) {
-    return inThisThread(() => decode(bytes, start, end), file, `no worker thread: ${(e as Error).message}`);
+    return inThisThread(file, `no worker thread: ${(e as Error).message}`);
   }
   const done = new Promise<WordMemoriesResult>((resolve) => {
     worker.once('message', (r: WordMemoriesResult) => resolve(r));
@@ -130,6 +137,7 @@ export function buildWordMemories(bytes: Uint8Array, start: number, end: number,
     worker.once('exit', (code) => resolve({ ok: false, why: `the worker exited with ${code}` }));
   });
   return {
+    input: (bytes, start, end) => worker.postMessage({ bytes, start, end } satisfies WorkerText),
     start: (now) => worker.postMessage(now),
     result: () => done,
     async cancel() {
@@ -139,12 +147,14 @@ export function buildWordMemories(bytes: Uint8Array, start: number, end: number,
   };
 }
 
-function inThisThread(text: () => string, file: string, unavailable?: string): WordMemoriesBuild {
+function inThisThread(file: string, unavailable?: string): WordMemoriesBuild {
+  let text: WorkerText | undefined;
   let now: string | undefined;
   let done: Promise<WordMemoriesResult> | undefined;
   return {
+    input: (bytes, start, end) => (text = { bytes, start, end }),
     start: (n) => (now = n),
-    result: () => (done ??= unavailable ? Promise.resolve({ ok: false, why: unavailable }) : build(text(), file, now!)),
+    result: () => (done ??= unavailable ? Promise.resolve({ ok: false, why: unavailable }) : build(decode(text!.bytes, text!.start, text!.end), file, now!)),
     async cancel() {
       rmSync(file, { force: true });
     },
@@ -183,11 +193,14 @@ export function firstFreeId(items: ReadonlyArray<{ id?: number }>): number {
  * meanwhile): straight from the text when it has the shape a seed's word memories usually have (scanWordMemories),
  * else parsed as JSON and checked by the seed schema, as before.
  */
-async function build(text: string, file: string, now: string | Promise<string>): Promise<WordMemoriesResult> {
+async function build(words: string | Promise<string>, file: string, now: string | Promise<string>): Promise<WordMemoriesResult> {
   let scanned: Scanned | undefined;
+  let text = '';
   try {
     await buildImage(file, async (db) => {
-      phase('made the file; waiting for now');
+      phase('made the file; waiting for the word memories');
+      text = await words;
+      phase('decoded the word memories; waiting for now');
       const at = await now;
       phase('got now');
       // The indexes built after the rows are sorted with a helper thread too: the start waits for this by then.
@@ -286,9 +299,17 @@ export function insertWordMemories(prepare: (sql: string) => (values: readonly u
   }
 }
 
-// In a worker thread started by buildWordMemories: the file and its schema at once, the rows once the start sends `now`.
+// In a worker thread started by buildWordMemories: the file and its schema at once, the rows once the start sends the
+// word memories and then `now`.
 if (!isMainThread && (workerData as Partial<WorkerInput> | undefined)?.kind === WORKER_KIND) {
   const input = workerData as WorkerInput;
-  const now = new Promise<string>((resolve) => parentPort!.once('message', resolve));
-  void build(decode(input.bytes, input.start, input.end), input.file, now).then((r) => parentPort!.postMessage(r));
+  let resolveNow: (now: string) => void;
+  const now = new Promise<string>((resolve) => (resolveNow = resolve));
+  const text = new Promise<string>((resolve) =>
+    parentPort!.once('message', (t: WorkerText) => {
+      parentPort!.once('message', resolveNow);
+      resolve(decode(t.bytes, t.start, t.end));
+    }),
+  );
+  void build(text, input.file, now).then((r) => parentPort!.postMessage(r));
 }
