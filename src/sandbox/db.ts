@@ -39,9 +39,10 @@ export interface Db {
   /**
    * A bulk load (the seed): runs `fn` in one transaction, where `prepare(sql)` gives a changing statement for
    * many rows: prepared once, each call binds the values in order (as `run` binds them) and runs it. The
-   * secondary indexes are dropped first and built again after the rows. Only these statements may run inside `fn`.
+   * secondary indexes are dropped first and built again after the rows, but those named in `keep`, which the rows
+   * update as they go in. Only these statements may run inside `fn`.
    */
-  bulk<T>(fn: (prepare: (sql: string) => (values: readonly unknown[]) => void) => T): T;
+  bulk<T>(fn: (prepare: (sql: string) => (values: readonly unknown[]) => void) => T, keep?: readonly string[]): T;
   /** Run `fn` in a transaction (savepoints when nested): committed when it returns, rolled back when it throws. `fn` must be synchronous. */
   tx<T>(fn: () => T): T;
   /** The whole database as SQLite file bytes. */
@@ -571,7 +572,7 @@ class NodeDb implements Db {
     return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
   }
 
-  bulk<T>(fn: (prepare: (sql: string) => (values: readonly unknown[]) => void) => T): T {
+  bulk<T>(fn: (prepare: (sql: string) => (values: readonly unknown[]) => void) => T, keep: readonly string[] = []): T {
     this.open();
     if (this.inBulk) throw new Error('Db.bulk: already in a bulk load');
     this.writable();
@@ -586,7 +587,9 @@ class NodeDb implements Db {
     return this.tx(() => {
       this.txChanged = true;
       // Secondary indexes are built once after the rows, not updated row by row.
-      const indexes = sql.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as Array<{ name: string; sql: string }>;
+      const indexes = (sql.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as Array<{ name: string; sql: string }>).filter(
+        (ix) => !keep.includes(ix.name),
+      );
       for (const ix of indexes) sql.exec(`DROP INDEX "${ix.name}"`);
       this.inBulk = true;
       let result: T;

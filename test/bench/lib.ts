@@ -149,6 +149,8 @@ export interface Sandbox {
   key(id: string): string;
   /** VmHWM now. */
   peakRssMb(): number | undefined;
+  /** The last 4000 characters of its stderr so far. */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -217,6 +219,7 @@ export async function startSandbox(node: string, bin: string, env: NodeJS.Proces
       return k;
     },
     peakRssMb: () => vmHwmMb(child.pid),
+    stderr: () => stderr,
     stop: () => stopChild(child),
   };
 }

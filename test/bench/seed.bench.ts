@@ -36,6 +36,40 @@ export async function run(ctx: BenchContext): Promise<void> {
     };
   });
   await runCache(ctx, world, label);
+  await runPhases(ctx, world, label);
+}
+
+/**
+ * Where a first start's time goes: one start with NOTEVOX_DEBUG=seed, whose sandbox prints when each step of
+ * building the seed's database ended, on which thread, with that thread's CPU time (src/sandbox/seed/phases.ts).
+ * Printed as it came; not a target.
+ */
+export async function runPhases(ctx: BenchContext, world: { file: string }, label: string): Promise<void> {
+  await ctx.runCase('phases', `where a first start on the ${label} seed spends its time (NOTEVOX_DEBUG=seed, one start)`, [], async () => {
+    const sb = await ctx.sandbox(['--seed', world.file], { NOTEVOX_DEBUG: 'seed' });
+    let lines: string[];
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the worker's lines come through the start's thread
+      lines = sb.stderr().split('\n').filter((l) => l.startsWith('sandbox: seed: '));
+    } finally {
+      await sb.stop();
+    }
+    if (lines.length === 0) return { info: { phases: 'none printed (a checkout without NOTEVOX_DEBUG=seed)' } };
+    const phases = lines.map((l) => /^sandbox: seed: +(\d+) ms (start|worker) +cpu +(\d+) ms \(\+ *(\d+)\) (.*)$/.exec(l)).filter((m) => m !== null);
+    phases.sort((x, y) => Number(x[1]) - Number(y[1]));
+    for (const m of phases) ctx.log(`  ${(Number(m[1]) / 1000).toFixed(2).padStart(6)} s  ${m[2].padEnd(6)}  CPU ${(Number(m[4]) / 1000).toFixed(2)} s  ${m[5]}`);
+    const cpu = (thread: string) => Math.max(0, ...phases.filter((m) => m[2] === thread).map((m) => Number(m[3]))) / 1000;
+    const at = (name: string) => phases.find((m) => m[5] === name)?.[1];
+    return {
+      info: {
+        'ready, s': (sb.startMs / 1000).toFixed(2),
+        'word memories done, s': at('word memories done') && (Number(at('word memories done')) / 1000).toFixed(2),
+        'cache entry stored, s': at('stored the cache entry') && (Number(at('stored the cache entry')) / 1000).toFixed(2),
+        'start thread CPU to then, s': cpu('start').toFixed(2),
+        'worker CPU, s': cpu('worker').toFixed(2),
+      },
+    };
+  });
 }
 
 /** First start against reading and parsing the same file; then the second start of it, its database cached. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoSeed } from '../../src/sandbox/demo-seed.js';
 import { prepareSandbox } from '../../src/sandbox/server.js';
-import { SPLIT_MARK, splitWordMemories } from '../../src/sandbox/seed/word-memories.js';
+import { buildWordMemories, SPLIT_MARK, splitWordMemories } from '../../src/sandbox/seed/word-memories.js';
 
 /**
  * A big seed is split at its word memories (seed/word-memories.ts): they are built apart (a worker thread in the
@@ -128,6 +128,40 @@ describe('a seed split at its word memories', () => {
     }
   });
 
+  it('loads what loading it whole loads when its word memories are inserted straight from the text', async () => {
+    const userId = demoSeed.users![0].id;
+    const plain = Array.from({ length: 400 }, (_, j) => ({
+      scope: j % 2 ? 'user' : 'workspace',
+      scopeId: j % 2 ? (j % 3 ? userId : String(userId)) : demoSeed.workspaces![0].guid,
+      entry: `plain-${j}-ü`,
+      ...(j % 4 === 0 ? { subEntry: j % 8 ? `s${j}` : null } : {}),
+      ...(j % 5 === 0 ? { createdAt: '2026-02-03T04:05:06+01:00' } : {}),
+    }));
+    const withIds = plain.map((w, j) => ({ id: 10_000 - j, ...w }));
+    const { now: _, ...withoutNow } = demoSeed;
+    for (const items of [plain, withIds]) {
+      const seed = { ...withoutNow, wordMemories: items }; // no `now`: the time of each start
+      const bytes = Buffer.from(`{"wordMemories": ${JSON.stringify(items)}}`);
+      const file = join(dir, 'wm.sqlite');
+      const build = buildWordMemories(file);
+      build.input(bytes, 17, bytes.length - 1);
+      build.start('2026-06-01T00:00:00.000Z');
+      expect(await build.result()).toMatchObject({ ok: true, count: items.length, scanned: true });
+      await build.cancel();
+      const whole = await rows(seed, false);
+      expect(whole.error).toBeUndefined();
+      const split = await rows(seed, true);
+      // rows without createdAt have the time of each start
+      const timed = new Set(items.filter((w) => w.createdAt).map((w) => w.entry));
+      const times = (r: typeof whole) => (r.wordMemories as Array<{ entry: string; created_at: string }>).filter((w) => !timed.has(w.entry)).map((w) => w.created_at);
+      expect(new Set(times(whole)).size).toBe(1);
+      expect(new Set(times(split)).size).toBe(1);
+      const same = (r: typeof whole) => JSON.parse(JSON.stringify(r).replaceAll(times(r)[0], 'NOW'));
+      expect(same(split)).toEqual(same(whole));
+      expect(logged.filter((l) => /loading it whole/.test(l))).toEqual([]);
+    }
+  });
+
   it('reports every problem exactly as loading it whole does', async () => {
     const good = wordMemories(40);
     const userId = demoSeed.users![0].id;
@@ -164,18 +198,22 @@ describe('a seed split at its word memories', () => {
 
 describe('splitWordMemories', () => {
   it('cuts the last top-level wordMemories array out of the text, leaving the mark in its place', () => {
-    const seed = { organizations: [{ id: 'o', name: 'O' }], wordMemories: wordMemories(5), wiki: { pages: [] } };
-    for (const text of [JSON.stringify(seed), JSON.stringify(seed, null, 2), `\uFEFF${JSON.stringify(seed, null, '\t')}\n`]) {
-      const split = splitWordMemories(text, 0)!;
-      expect(JSON.parse(split.wordMemories)).toEqual(seed.wordMemories);
+    const seed = { organizations: [{ id: 'o', name: 'Ö 😀' }], wordMemories: wordMemories(5), wiki: { pages: [] } };
+    for (const text of [JSON.stringify(seed), JSON.stringify(seed, null, 2), `\uFEFF${JSON.stringify(seed, null, '\t')}\r\n`]) {
+      const bytes = Buffer.from(text);
+      const split = splitWordMemories(bytes, 0)!;
+      expect(JSON.parse(bytes.toString('utf8', split.start, split.end))).toEqual(seed.wordMemories);
       expect(JSON.parse(split.head.replace(/^\uFEFF/, ''))).toEqual({ ...seed, wordMemories: SPLIT_MARK });
     }
   });
 
   it('leaves small arrays and seeds without one whole', () => {
     const text = JSON.stringify({ organizations: [], wordMemories: wordMemories(5) });
-    expect(splitWordMemories(text, text.length)).toBeUndefined();
-    expect(splitWordMemories(JSON.stringify({ organizations: [] }), 0)).toBeUndefined();
-    expect(splitWordMemories('{"wordMemories": 3}', 0)).toBeUndefined();
+    expect(splitWordMemories(Buffer.from(text), Buffer.byteLength(text))).toBeUndefined();
+    expect(splitWordMemories(Buffer.from(JSON.stringify({ organizations: [] })), 0)).toBeUndefined();
+    expect(splitWordMemories(Buffer.from('{"wordMemories": 3}'), 0)).toBeUndefined();
+    // no top-level key or end after any `]`: no split
+    expect(splitWordMemories(Buffer.from('{"wordMemories": [1], "x y": 2}'), 0)).toBeUndefined();
+    expect(splitWordMemories(Buffer.from('{"wordMemories": [1]} x'), 0)).toBeUndefined();
   });
 });

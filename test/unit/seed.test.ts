@@ -237,6 +237,29 @@ describe('seed defaults', () => {
   });
 });
 
+describe('seed instants', () => {
+  it('stores every instant as toISOString gives it, whether the seed writes it in that form or not', async () => {
+    // in that form already (stored as written, without a Date), at the edges of months, years and the range
+    const written = ['2024-02-29T23:59:59.999Z', '2026-12-31T23:59:59.000Z', '2027-01-01T00:00:00.000Z', '0000-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '2026-06-30T12:00:00.500Z'];
+    // other forms (converted)
+    const other = ['2026-03-01T10:00:00Z', '2026-03-01T10:00:00.1+02:00', '2026-03-01T10:00:00.123456Z', '2026-02-28T23:30:00-01:00'];
+    for (const at of [...written, ...other]) {
+      const db = await openDatabase();
+      const s = minimal();
+      s.notes!.push({ guid: 'noteAAAAAAAA2', title: 'Timed', ownerUserId: 1, workspaceGuid: 'wsAAAAAAAAAAAAA1', sourceType: 'recording', createdAt: at, updatedAt: at });
+      s.wordMemories = [{ scope: 'user', scopeId: 1, entry: 'timed', createdAt: at }];
+      loadSeed(db, s);
+      const stored = new Date(at).toISOString();
+      expect(db.get("SELECT created_at, updated_at, recording_start_at, recording_end_at FROM notes WHERE guid = 'noteAAAAAAAA2'"), at).toEqual({
+        created_at: stored, updated_at: stored, recording_start_at: stored, recording_end_at: stored,
+      });
+      expect(db.get('SELECT created_at FROM word_memories')).toEqual({ created_at: stored });
+      if (written.includes(at)) expect(stored).toBe(at);
+      await db.close();
+    }
+  });
+});
+
 describe('big seeds', () => {
   it('loads 150k word memories without ids and many notes, every value stored with its type', async () => {
     // Interleaved tables (notes, their collaborators and paragraphs) through the loader's reused statements,

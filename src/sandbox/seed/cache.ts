@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { buildImage, type Db } from '../db.js';
 import { SCHEMA_VERSION } from '../schema.sql.js';
 import { parseSeedText } from './load.js';
-import { buildWordMemories, splitWordMemories, type WordMemoriesBuild } from './word-memories.js';
+import { buildWordMemories, SPLIT_MIN_CHARS, splitWordMemories, type WordMemoriesBuild } from './word-memories.js';
+import { phase } from './phases.js';
 
 /**
  * Built seed databases, cached by the seed file's content (`sandbox start --seed FILE`; `--no-seed-cache` skips
@@ -56,13 +57,18 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
   const stamp = fileStamp(seedFile);
   const known = stamp ? cachedByStamp(seedFile, dir, statFile, stamp) : undefined;
   if (known) return known;
+  // A file big enough to be split: its word memories' worker starts now, and starts up while the file is read.
+  const early = (statSize(seedFile) ?? 0) >= (opts.splitMinChars ?? SPLIT_MIN_CHARS) ? startWordMemories(dir) : undefined;
   let bytes: Buffer;
   try {
-    bytes = await readFile(seedFile);
+    bytes = await readShared(seedFile);
   } catch {
+    void early?.cancel();
     return undefined;
   }
+  phase('read the seed file');
   const hash = seedHash(bytes);
+  phase('hashed it');
   const image = join(dir, `${hash}.sqlite`);
   const sidecarFile = join(dir, `${hash}.json`);
   try {
@@ -73,16 +79,16 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
       for (const k of keys) secrets.set(k.id, k.secret);
     }
     if (existsSync(image)) {
+      void early?.cancel();
       if (stamp) writeStamp(statFile, stamp, hash);
       return { image, secrets, build: async () => image };
     }
   } catch {
     // not cached yet (or a damaged entry): the start loads the seed into a new entry
   }
-  const text = bytes.toString('utf8');
   const tmp = `${image}.${process.pid}.tmp`;
-  const split = splitSeed(text, seedFile, `${tmp}-word-memories`, dir, opts.splitMinChars);
-  const seed = split ? undefined : parseSeedText(text, seedFile);
+  const split = splitSeed(bytes, seedFile, early ?? (() => startWordMemories(dir)), opts.splitMinChars);
+  const seed = split ? undefined : parseSeedText(bytes.toString('utf8'), seedFile);
   const apiKeys = () => ((split?.head ?? seed) as { apiKeys?: unknown }).apiKeys;
   return {
     seed,
@@ -90,6 +96,7 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
     async build(load) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       removeOrphans(dir, `${hash}.sqlite.`);
+      removeOrphans(dir, BUILD_PREFIX);
       rmSync(tmp, { force: true });
       let built: void | string = undefined;
       await buildImage(tmp, async (db) => {
@@ -100,7 +107,7 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
           rmSync(tmp, { force: true });
           renameSync(built, image);
         } else renameSync(tmp, image);
-        const sidecar: Sidecar = { format: 1, apiKeys: locateApiKeys(text, apiKeys()) };
+        const sidecar: Sidecar = { format: 1, apiKeys: locateApiKeys(bytes, apiKeys()) };
         writeFileSync(`${sidecarFile}.tmp`, JSON.stringify(sidecar), { mode: 0o600 });
         renameSync(`${sidecarFile}.tmp`, sidecarFile);
       } catch (e) {
@@ -108,29 +115,71 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
         throw e;
       }
       if (stamp) writeStamp(statFile, stamp, hash);
+      phase('stored the cache entry');
       return image;
     },
   };
 }
 
 /**
- * The seed's text split at a big wordMemories array, its word memories building (in `file`) while the rest is
- * parsed; undefined when it has none, or when the rest does not parse (parsing the whole text then says why).
+ * A file's bytes, in a SharedArrayBuffer: the word memories' worker (word-memories.ts) reads its part of them
+ * there, without a copy of 60 MB (or of their text) being made for it.
  */
-function splitSeed(text: string, seedFile: string, file: string, dir: string, minChars?: number): SeedCacheEntry['split'] {
-  const parts = splitWordMemories(text, minChars);
-  if (!parts) return undefined;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  rmSync(file, { force: true });
-  const wordMemories = buildWordMemories(parts.wordMemories, file);
+async function readShared(file: string): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const bytes = Buffer.from(new SharedArrayBuffer(size));
+    let read = 0;
+    for (let n = -1; read < size && n !== 0; read += n) n = (await handle.read(bytes, read, size - read, read)).bytesRead;
+    return bytes.subarray(0, read);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The seed split at a big wordMemories array, its word memories building (in `file`) while the rest is parsed;
+ * undefined when it has none, or when the rest does not parse (parsing the whole text then says why).
+ */
+function splitSeed(bytes: Buffer, seedFile: string, build: WordMemoriesBuild | (() => WordMemoriesBuild), minChars?: number): SeedCacheEntry['split'] {
+  const parts = splitWordMemories(bytes, minChars);
+  if (!parts) {
+    if (typeof build !== 'function') void build.cancel();
+    return undefined;
+  }
+  phase('split it at its word memories');
+  const wordMemories = typeof build === 'function' ? build() : build;
+  wordMemories.input(bytes, parts.start, parts.end);
   let head: unknown;
   try {
     head = parseSeedText(parts.head, seedFile);
+    phase('parsed the rest (JSON.parse)');
   } catch {
     void wordMemories.cancel();
     return undefined;
   }
-  return { head, wordMemories, whole: () => parseSeedText(text, seedFile) };
+  return { head, wordMemories, whole: () => parseSeedText(bytes.toString('utf8'), seedFile) };
+}
+
+/** The temporary files of word memories' builds: `<BUILD_PREFIX><pid>.tmp-<n>-word-memories` in the cache directory. */
+const BUILD_PREFIX = 'seed-build.';
+let builds = 0;
+
+/** A build of word memories (word-memories.ts) into a new temporary file of the cache directory `dir`. */
+function startWordMemories(dir: string): WordMemoriesBuild {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `${BUILD_PREFIX}${process.pid}.tmp-${++builds}-word-memories`);
+  rmSync(file, { force: true });
+  return buildWordMemories(file);
+}
+
+function statSize(file: string): number | undefined {
+  try {
+    return statSync(file).size;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Temporary files of builds (`<prefix><pid>.tmp…`) whose process is gone: it was killed on the way. */
@@ -157,38 +206,39 @@ function processAlive(pid: number): boolean {
 /**
  * The byte offsets of the array that parses to `apiKeys` after an `"apiKeys"` key in the file, or null. Every
  * candidate is checked by parsing it and comparing with the seed's own array, so a match elsewhere is harmless.
+ * Done on the bytes (UTF-8: the characters looked for are ASCII, which never occurs within another character).
  */
-function locateApiKeys(text: string, apiKeys: unknown): [number, number] | null {
+function locateApiKeys(bytes: Buffer, apiKeys: unknown): [number, number] | null {
   if (!Array.isArray(apiKeys)) return null;
-  for (let at = text.indexOf('"apiKeys"'); at >= 0; at = text.indexOf('"apiKeys"', at + 1)) {
+  const space = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+  for (let at = bytes.indexOf('"apiKeys"'); at >= 0; at = bytes.indexOf('"apiKeys"', at + 1)) {
     let i = at + 9;
-    while (/\s/.test(text[i] ?? '')) i++;
-    if (text[i] !== ':') continue;
+    while (space(bytes[i])) i++;
+    if (bytes[i] !== 0x3a) continue;
     i++;
-    while (/\s/.test(text[i] ?? '')) i++;
-    if (text[i] !== '[') continue;
-    const end = matchingBracket(text, i);
+    while (space(bytes[i])) i++;
+    if (bytes[i] !== 0x5b) continue;
+    const end = matchingBracket(bytes, i);
     if (end < 0) continue;
     try {
-      if (!isDeepStrictEqual(JSON.parse(text.slice(i, end)), apiKeys)) continue;
+      if (!isDeepStrictEqual(JSON.parse(bytes.toString('utf8', i, end)), apiKeys)) continue;
     } catch {
       continue;
     }
-    const start = Buffer.byteLength(text.slice(0, i));
-    return [start, start + Buffer.byteLength(text.slice(i, end))];
+    return [i, end];
   }
   return null;
 }
 
-/** The index after the bracket closing the one at `start`, skipping strings; -1 if there is none. */
-function matchingBracket(text: string, start: number): number {
+/** The offset after the bracket closing the one at `start`, skipping strings; -1 if there is none. */
+function matchingBracket(bytes: Buffer, start: number): number {
   let depth = 0;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
-    } else if (c === '[' || c === '{') depth++;
-    else if (c === ']' || c === '}') {
+  for (let i = start; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c === 0x22) {
+      for (i++; i < bytes.length && bytes[i] !== 0x22; i++) if (bytes[i] === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) depth++;
+    else if (c === 0x5d || c === 0x7d) {
       depth--;
       if (depth === 0) return i + 1;
     }

@@ -290,7 +290,7 @@ const collaboratorRoles: ReadonlySet<unknown> = new Set(COLLABORATOR_ROLES);
 /** What z.number().int().positive() accepts. */
 const isPositiveInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 /** Instants are rare in big arrays and their rule is zod's own: zod checks them. */
-const isInstant = (v: unknown) => instant.safeParse(v).success;
+export const isInstant = (v: unknown) => instant.safeParse(v).success;
 
 /** Keys the fast checks know; any other key (or one of the rarer ones) leaves the item to zod. */
 const WORD_MEMORY_KEYS: ReadonlySet<string> = new Set(['id', 'scope', 'scopeId', 'entry', 'subEntry', 'createdAt']);

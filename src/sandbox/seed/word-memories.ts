@@ -1,15 +1,18 @@
 import { rmSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { buildImage } from '../db.js';
+import { scanWordMemories, type Scanned } from './scan-word-memories.js';
+import { phase } from './phases.js';
 import { parseWordMemories, type Seed } from './schema.js';
 
 /**
  * The word memories of a big seed, built on the other core while the start loads the rest of the seed.
  *
  * They are most of a big seed (1M of its 1.4M rows, 60 of its 78 MB) and what costs most to insert (the rows, then
- * their two indexes, the unique key and the paging index, built after them with the sorter). So the seed file's text is split where its top-level
- * `wordMemories` array lies (splitWordMemories): the start parses and loads the rest while a worker thread parses,
- * checks and inserts the word memories into a database file of their own, with the same schema; the start then
+ * their two indexes: the paging index updated as the rows go in, the unique key built after them with the sorter).
+ * So the seed file's text is split where its top-level `wordMemories` array lies (splitWordMemories): the start
+ * parses and loads the rest while a worker thread checks and inserts the word memories (straight from their text,
+ * scan-word-memories.ts, or else parsed) into a database file of their own, with the same schema; the start then
  * copies its other tables (the smaller part) into that file, which becomes the seed's database (load.ts,
  * loadSplitSeed): `INSERT INTO … SELECT * FROM …` per table, which SQLite does by copying each table's and index's
  * records in order (its transfer optimization), not by inserting row by row.
@@ -21,58 +24,73 @@ import { parseWordMemories, type Seed } from './schema.js';
  * parsed and loaded whole as before (load.ts), which reports every problem as it always did.
  */
 
-/** A seed whose wordMemories array text is at least this long is split (below that the worker costs more than it saves). */
+/** A seed whose wordMemories array is at least this long (bytes of its UTF-8) is split (below that the worker costs more than it saves). */
 export const SPLIT_MIN_CHARS = 1 << 20;
 
-export interface SplitSeedText {
+export interface SplitSeed {
   /** The seed's text with its top-level wordMemories array replaced by `0`. */
   head: string;
-  /** The text of that array. */
-  wordMemories: string;
+  /** Where the array's text lies in the file's bytes: from its `[` to after its `]`. */
+  start: number;
+  end: number;
 }
 
 /** The value the array is replaced with in `head`: a seed never has it there, so finding it shows the split was at the top level. */
 export const SPLIT_MARK = 0;
 
-/** A top-level key of the seed format (what may follow the wordMemories array). */
-const AFTER_ARRAY = /\](?=\s*(?:,\s*"[A-Za-z]+"\s*:|\}\s*$))/g;
-
 /**
- * Split a seed file's text at its wordMemories array, or undefined (no such array, or a small one). The split is
- * a guess, made without parsing: the last `"wordMemories": [` to the first `]` after it that a top-level key or
- * the end of the object follows. A wrong guess does not parse: a cut inside a string leaves the array's text
- * unterminated, one at a nested array's end leaves its brackets unbalanced, one past the array's end leaves text
- * after it; and a key found elsewhere than at the top level leaves `head` without the mark at its top-level key.
+ * Split a seed file's bytes (UTF-8) at its wordMemories array, or undefined (no such array, or a small one). The
+ * split is a guess, made without parsing: the last `"wordMemories": [` to the first `]` after it that a top-level
+ * key (`, "letters":`) or the end of the object follows. A wrong guess does not parse: a cut inside a string leaves
+ * the array's text unterminated, one at a nested array's end leaves its brackets unbalanced, one past the array's
+ * end leaves text after it; and a key found elsewhere than at the top level leaves `head` without the mark at its
+ * top-level key. Done on the bytes (the characters looked for are ASCII, which UTF-8 never uses within another
+ * character): only `head` is decoded here, the array's text by the thread that builds it.
  */
-export function splitWordMemories(text: string, minChars = SPLIT_MIN_CHARS): SplitSeedText | undefined {
-  let key = text.lastIndexOf('"wordMemories"');
+export function splitWordMemories(bytes: Buffer, minBytes = SPLIT_MIN_CHARS): SplitSeed | undefined {
+  let key = bytes.lastIndexOf('"wordMemories"');
   let start = -1;
   while (key >= 0 && start < 0) {
-    let i = key + 14;
-    while (isSpace(text.charCodeAt(i))) i++;
-    if (text[i] === ':') {
-      i++;
-      while (isSpace(text.charCodeAt(i))) i++;
-      if (text[i] === '[') start = i;
+    let i = skipSpace(bytes, key + 14);
+    if (bytes[i] === 0x3a) {
+      i = skipSpace(bytes, i + 1);
+      if (bytes[i] === 0x5b) start = i;
     }
-    if (start < 0) key = key > 0 ? text.lastIndexOf('"wordMemories"', key - 1) : -1;
+    if (start < 0) key = key > 0 ? bytes.lastIndexOf('"wordMemories"', key - 1) : -1;
   }
   if (start < 0) return undefined;
-  AFTER_ARRAY.lastIndex = start;
-  const end = AFTER_ARRAY.exec(text)?.index;
-  if (end === undefined || end + 1 - start < minChars) return undefined;
-  return { head: `${text.slice(0, start)}${SPLIT_MARK}${text.slice(end + 1)}`, wordMemories: text.slice(start, end + 1) };
+  let end = bytes.indexOf(0x5d, start);
+  while (end >= 0 && !endsArray(bytes, end + 1)) end = bytes.indexOf(0x5d, end + 1);
+  if (end < 0 || end + 1 - start < minBytes) return undefined;
+  return { head: `${bytes.toString('utf8', 0, start)}${SPLIT_MARK}${bytes.toString('utf8', end + 1)}`, start, end: end + 1 };
 }
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** What follows a `]` at `i` that ends a top-level array: `, "key":` or the object's `}` and the end. */
+function endsArray(bytes: Buffer, i: number): boolean {
+  i = skipSpace(bytes, i);
+  if (bytes[i] === 0x7d) return skipSpace(bytes, i + 1) === bytes.length;
+  if (bytes[i] !== 0x2c) return false;
+  i = skipSpace(bytes, i + 1);
+  if (bytes[i] !== 0x22) return false;
+  const from = ++i;
+  for (let c = bytes[i]; (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a); c = bytes[++i]);
+  return i > from && bytes[i] === 0x22 && bytes[skipSpace(bytes, i + 1)] === 0x3a;
+}
+
+function skipSpace(bytes: Buffer, i: number): number {
+  for (let c = bytes[i]; c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = bytes[++i]);
+  return i;
+}
 
 /** What the build of the word memories found. */
 export type WordMemoriesResult =
-  | { ok: true; file: string; count: number; scopes: Array<{ scope: string; id: string }> }
+  | { ok: true; file: string; count: number; scopes: Array<{ scope: string; id: string }>; /** Inserted from the text (scanWordMemories), not parsed. */ scanned: boolean }
   /** Not vouched for: the seed is to be loaded whole (which names the problem, if it has one). */
   | { ok: false; why: string };
 
 export interface WordMemoriesBuild {
+  /** The word memories: `bytes[start, end)`, the seed file's wordMemories array (splitWordMemories). */
+  input(bytes: Uint8Array, start: number, end: number): void;
   /** The instant of the word memories without createdAt (the seed's `now`, known once the rest is parsed). */
   start(now: string): void;
   result(): Promise<WordMemoriesResult>;
@@ -84,23 +102,34 @@ const WORKER_KIND = 'notevox-seed-word-memories';
 
 interface WorkerInput {
   kind: typeof WORKER_KIND;
-  text: string;
   file: string;
 }
 
+/** The first message to the worker; the second is `now`. */
+interface WorkerText {
+  /** The seed file's bytes (shared with the worker when they are in a SharedArrayBuffer: not copied). */
+  bytes: Uint8Array;
+  start: number;
+  end: number;
+}
+
+/** The text of bytes[start, end) (UTF-8). */
+const decode = (bytes: Uint8Array, start: number, end: number) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end);
+
 /**
- * Parse, check and insert the word memories of `text` (a JSON array) into a new database file `file`, in a worker
- * thread where this module runs as a file of the bundle; from the sources (tests), in this thread when `result()`
- * is asked for.
+ * Check and insert word memories (given later: input()) into a new database file `file`, in a worker thread where
+ * this module runs as a file of the bundle; from the sources (tests), in this thread when `result()` is asked for.
+ * The worker starts at once and makes the file with its schema meanwhile: a start makes it before it reads the
+ * seed file (when the file is big enough to be split), so that this is done by the time the split is.
  */
-export function buildWordMemories(text: string, file: string): WordMemoriesBuild {
+export function buildWordMemories(file: string): WordMemoriesBuild {
   const url = new URL(import.meta.url);
-  if (!url.pathname.endsWith('.js')) return inThisThread(text, file);
+  if (!url.pathname.endsWith('.js')) return inThisThread(file);
   let worker: Worker;
   try {
-    worker = new Worker(url, { workerData: { kind: WORKER_KIND, text, file } satisfies WorkerInput, stdout: false, stderr: false });
+    worker = new Worker(url, { workerData: { kind: WORKER_KIND, file } satisfies WorkerInput, stdout: false, stderr: false });
   } catch (e) {
-    return inThisThread(text, file, `no worker thread: ${(e as Error).message}`);
+    return inThisThread(file, `no worker thread: ${(e as Error).message}`);
   }
   const done = new Promise<WordMemoriesResult>((resolve) => {
     worker.once('message', (r: WordMemoriesResult) => resolve(r));
@@ -108,6 +137,7 @@ export function buildWordMemories(text: string, file: string): WordMemoriesBuild
     worker.once('exit', (code) => resolve({ ok: false, why: `the worker exited with ${code}` }));
   });
   return {
+    input: (bytes, start, end) => worker.postMessage({ bytes, start, end } satisfies WorkerText),
     start: (now) => worker.postMessage(now),
     result: () => done,
     async cancel() {
@@ -117,12 +147,14 @@ export function buildWordMemories(text: string, file: string): WordMemoriesBuild
   };
 }
 
-function inThisThread(text: string, file: string, unavailable?: string): WordMemoriesBuild {
+function inThisThread(file: string, unavailable?: string): WordMemoriesBuild {
+  let text: WorkerText | undefined;
   let now: string | undefined;
   let done: Promise<WordMemoriesResult> | undefined;
   return {
+    input: (bytes, start, end) => (text = { bytes, start, end }),
     start: (n) => (now = n),
-    result: () => (done ??= unavailable ? Promise.resolve({ ok: false, why: unavailable }) : build(parse(text), file, now!)),
+    result: () => (done ??= unavailable ? Promise.resolve({ ok: false, why: unavailable }) : build(decode(text!.bytes, text!.start, text!.end), file, now!)),
     async cancel() {
       rmSync(file, { force: true });
     },
@@ -156,21 +188,68 @@ export function firstFreeId(items: ReadonlyArray<{ id?: number }>): number {
   return next;
 }
 
-async function build(parsed: Parsed, file: string, now: string): Promise<WordMemoriesResult> {
+/**
+ * Build the word memories of `text` into the new database file `file` once `now` is known (the schema is made
+ * meanwhile): straight from the text when it has the shape a seed's word memories usually have (scanWordMemories),
+ * else parsed as JSON and checked by the seed schema, as before.
+ */
+async function build(words: string | Promise<string>, file: string, now: string | Promise<string>): Promise<WordMemoriesResult> {
+  let scanned: Scanned | undefined;
+  let text = '';
+  try {
+    await buildImage(file, async (db) => {
+      phase('made the file; waiting for the word memories');
+      text = await words;
+      phase('decoded the word memories; waiting for now');
+      const at = await now;
+      phase('got now');
+      // The indexes built after the rows are sorted with a helper thread too: the start waits for this by then.
+      db.run(`PRAGMA threads = ${SORT_THREADS}`);
+      scanned = db.bulk((prepare) => {
+        const done = scanWordMemories(text, at, prepare);
+        // rows of it may be in: the file is removed (buildImage) and built again from the parsed text
+        if (!done) throw new NotScanned();
+        phase('scanned and inserted the rows');
+        return done;
+      }, KEPT_INDEXES);
+      phase('built the unique index');
+    });
+    phase('closed the file');
+  } catch (e) {
+    // a duplicate id or entry (the table's constraints), or the file system: the whole seed is loaded again
+    if (!(e instanceof NotScanned)) return { ok: false, why: (e as Error).message };
+  }
+  if (scanned) return { ok: true, file, count: scanned.count, scopes: scanned.scopes, scanned: true };
+  phase('not scanned: parsing');
+  return buildParsed(parse(text), file, await now);
+}
+
+class NotScanned extends Error {}
+
+/**
+ * The secondary index of word memories that a bulk load keeps and updates row by row instead of building it after
+ * the rows: the paging index (scope_type, scope_id, id). Rows go in by id, so its entries arrive in one ascending run
+ * per scope, each added where the last one of its scope went (a page in cache); sorting it afterwards costs more,
+ * as the sorter's comparisons of a million keys with long equal prefixes (a handful of scopes) each read whole
+ * records. Measured on the 1M word memories of the bench's seed: about 0.4 s less CPU than building it after the
+ * rows. The unique index on entries, whose keys come in no order, is still built after them.
+ */
+export const KEPT_INDEXES: readonly string[] = ['word_memories_page'];
+
+async function buildParsed(parsed: Parsed, file: string, now: string): Promise<WordMemoriesResult> {
   if ('why' in parsed) return { ok: false, why: parsed.why };
   let scopes: Array<{ scope: string; id: string }> = [];
   try {
     await buildImage(file, (db) => {
-      // The indexes built after the rows are sorted with a helper thread too: the start waits for this by then.
       db.run(`PRAGMA threads = ${SORT_THREADS}`);
-      db.bulk((prepare) => insertWordMemories(prepare, parsed.items, parsed.firstId, now));
+      db.bulk((prepare) => insertWordMemories(prepare, parsed.items, parsed.firstId, now), KEPT_INDEXES);
       scopes = db.all<{ scope: string; id: string }>('SELECT DISTINCT scope_type AS scope, scope_id AS id FROM word_memories');
     });
   } catch (e) {
     // a duplicate id or entry (the table's constraints), or the file system: the whole seed is loaded again
     return { ok: false, why: (e as Error).message };
   }
-  return { ok: true, file, count: parsed.items.length, scopes };
+  return { ok: true, file, count: parsed.items.length, scopes, scanned: false };
 }
 
 /** Threads of SQLite's sorter building the word memories' indexes (the start's thread is idle by then). */
@@ -220,11 +299,17 @@ export function insertWordMemories(prepare: (sql: string) => (values: readonly u
   }
 }
 
-// In a worker thread started by buildWordMemories: parse and check at once, build once the start sends `now`.
+// In a worker thread started by buildWordMemories: the file and its schema at once, the rows once the start sends the
+// word memories and then `now`.
 if (!isMainThread && (workerData as Partial<WorkerInput> | undefined)?.kind === WORKER_KIND) {
   const input = workerData as WorkerInput;
-  const parsed = parse(input.text);
-  parentPort!.once('message', (now: string) => {
-    void build(parsed, input.file, now).then((r) => parentPort!.postMessage(r));
-  });
+  let resolveNow: (now: string) => void;
+  const now = new Promise<string>((resolve) => (resolveNow = resolve));
+  const text = new Promise<string>((resolve) =>
+    parentPort!.once('message', (t: WorkerText) => {
+      parentPort!.once('message', resolveNow);
+      resolve(decode(t.bytes, t.start, t.end));
+    }),
+  );
+  void build(text, input.file, now).then((r) => parentPort!.postMessage(r));
 }
