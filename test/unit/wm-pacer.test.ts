@@ -316,8 +316,9 @@ describe('wm batch sending', () => {
    * works on one request at a time for `service` (each in turn). The clock jumps to the next answer once every
    * request the runner can make is waiting.
    */
-  function simulated(o: { latency: number; service: number }) {
+  function simulated(o: { latency: number; service: number; stall?: { at: number; ms: number } }) {
     let clock = 0;
+    let answered = 0;
     let serverFree = 0;
     const pending: Array<{ at: number; resolve: () => void }> = [];
     let most = 0;
@@ -328,6 +329,12 @@ describe('wm batch sending', () => {
         const next = pending.shift();
         if (!next) return;
         clock = next.at;
+        // A pause of the whole machine: every later answer comes that much later.
+        if (++answered === o.stall?.at) {
+          clock += o.stall.ms;
+          for (const p of pending) p.at += o.stall.ms;
+          serverFree += o.stall.ms;
+        }
         next.resolve();
         if (pending.length) step();
       });
@@ -362,6 +369,15 @@ describe('wm batch sending', () => {
     const sim = simulated({ latency: 50, service: 3 });
     const r = await runBatches(numbers(300), { pacer, send: sim.send, done: () => {}, now: sim.now });
     expect(r.concurrency).toBe(8);
+  });
+
+  it('without an announced limit: a pause of the machine while 8 are timed does not make it settle lower', async () => {
+    for (const at of [10, 20, 30]) {
+      const { pacer } = fakePacer();
+      const sim = simulated({ latency: 50, service: 3, stall: { at, ms: 400 } });
+      const r = await runBatches(numbers(300), { pacer, send: sim.send, done: () => {}, now: sim.now });
+      expect(r.concurrency, `pause at answer ${at}`).toBe(8);
+    }
   });
 
   it('starts no new batch after a failure and reports it', async () => {

@@ -26,9 +26,11 @@ export interface RunResult {
 
 /** The fewest in flight the probe goes down to. */
 const PROBE_MIN = 2;
-/** Answers of a level that are not timed (the pipe filling or draining), then answers timed, at least. */
+/** Answers of a level that are not timed (the pipe filling or draining), then answers per timed span, at least. */
 const PROBE_SETTLE = 4;
 const PROBE_SPAN = 12;
+/** Timed spans per level: its rate is the best of them (a stall of a loaded machine slows one span, not both). */
+const PROBE_SPANS = 2;
 /** Half as many in flight are kept when they answer at least this share of the batches a second. */
 const PROBE_KEEP = 0.9;
 
@@ -41,12 +43,17 @@ const PROBE_KEEP = 0.9;
  * and halving the requests in flight halves the rows/s (50 ms of latency: 8, 4, 2 in flight give about 8×, 4×, 2× the
  * rows/s of one at a time), so the probe goes back to the level before and stays. It probes downwards because the
  * first batches of a run are the slowest (code not optimised yet, on both sides): a level timed later looks faster,
- * which a probe upwards took for the gain of more requests in flight.
+ * which a probe upwards took for the gain of more requests in flight. Each level's rate is the best of two spans, so
+ * that a pause of the machine during one span does not make a level look slower than it is.
  */
 class Probe {
   level: number;
   private settled = false;
+  /** The rate of the level before (answers per ms). */
   private last = 0;
+  /** The best rate of this level's spans so far. */
+  private best = 0;
+  private spans = 0;
   private answers = 0;
   private startedAt = 0;
   constructor(
@@ -57,14 +64,22 @@ class Probe {
     this.settled = max <= PROBE_MIN;
   }
 
-  /** An answer arrived: after a level's timed span, halve it again, or go back to the level before and stay. */
+  /** An answer arrived: after a level's timed spans, halve it again, or go back to the level before and stay. */
   answered(): void {
     if (this.settled) return;
     this.answers++;
     if (this.answers === PROBE_SETTLE) this.startedAt = this.now();
     const timed = this.answers - PROBE_SETTLE;
     if (timed < Math.max(PROBE_SPAN, 2 * this.level)) return;
-    const rate = timed / Math.max(1e-3, this.now() - this.startedAt);
+    const at = this.now();
+    this.best = Math.max(this.best, timed / Math.max(1e-3, at - this.startedAt));
+    // The next span follows at once (the pipe is full already).
+    this.answers = PROBE_SETTLE;
+    this.startedAt = at;
+    if (++this.spans < PROBE_SPANS) return;
+    const rate = this.best;
+    this.best = 0;
+    this.spans = 0;
     this.answers = 0;
     if (this.last > 0 && rate < this.last * PROBE_KEEP) {
       this.level = Math.min(this.max, this.level * 2);
