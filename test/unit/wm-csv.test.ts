@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, repeated, scanCsv, validRows, type BodyBatch, type CsvItem, type CsvOptions, type ScanOptions } from '../../src/commands/wm/csv.js';
+import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, readChunks, repeated, scanCsv, validRows, type BodyBatch, type CsvItem, type CsvOptions, type ScanOptions } from '../../src/commands/wm/csv.js';
 import { UsageError } from '../../src/errors.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { textProblem } from '../../src/commands/wm/rules.js';
@@ -392,5 +392,37 @@ describe('wm CSV reading', () => {
       expect(got).toEqual(Array.from({ length: 1000 }, (_, k) => (((first + k) % 2) ? { entry: entry(first + k), subEntry: `s${first + k}` } : { entry: entry(first + k) })));
     }
     expect(await batchTexts(bodyBatches(file, {}, { duplicateHashes: check.duplicateHashes }, 1000, skip))).toEqual(batches);
+  });
+});
+
+describe('reading a file in chunks', () => {
+  it('gives its bytes in order, and lets the event loop turn between chunks (a timer, Ctrl-C) though the reads are synchronous', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'notevox-chunks-'));
+    try {
+      const file = join(dir, 'f.bin');
+      const bytes = Buffer.from(Array.from({ length: 100_000 }, (_, i) => i % 251));
+      writeFileSync(file, bytes);
+      let turns = 0;
+      const tick = setInterval(() => turns++, 0);
+      const parts: Buffer[] = [];
+      const seenTurns: number[] = [];
+      try {
+        // A consumer that awaits nothing of its own, as the CSV scan's fast lane.
+        for await (const chunk of readChunks(file, 4096)) {
+          parts.push(Buffer.from(chunk));
+          seenTurns.push(turns);
+          const until = Date.now() + 2;
+          while (Date.now() < until); // work on the chunk long enough for the timer to be due
+        }
+      } finally {
+        clearInterval(tick);
+      }
+      expect(Buffer.concat(parts).equals(bytes)).toBe(true);
+      expect(parts.length).toBe(Math.ceil(bytes.length / 4096));
+      // The timer ran while the file was being read, not only after.
+      expect(seenTurns.at(-1)).toBeGreaterThan(parts.length / 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

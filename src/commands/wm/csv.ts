@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, openSync, rmSync, writeSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { closeSync, createReadStream, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { parse } from 'csv-parse';
@@ -568,19 +568,25 @@ export async function* scanCsv(file: string, opts: ScanOptions = {}): AsyncGener
 /**
  * The bytes of `file` in chunks of at most `size`, each read into the same buffer: a chunk is good until the next one
  * is asked for. (A stream's new buffer per chunk is memory outside the heap that only a garbage collection returns,
- * and reading a file makes little garbage otherwise: tens of MB of them piled up.)
+ * and reading a file makes little garbage otherwise: tens of MB of them piled up.) Read synchronously: the file is a
+ * regular file (standard input is copied to one first), a read of a chunk from the page cache takes tens of µs,
+ * and an asynchronous one went to libuv's thread pool and back for each chunk: two thread wake-ups, which on a
+ * loaded machine cost milliseconds each (measured: the check of a 28 MB file 0.74–0.80 s of wall time for 0.4 s of
+ * CPU, the rest waiting for reads). Before each read the event loop turns once (setImmediate, no thread involved):
+ * a consumer that awaits nothing else still lets timers (the spinner) and signals (Ctrl-C) in between chunks.
  */
 export async function* readChunks(file: string, size: number): AsyncGenerator<Buffer> {
-  const fh = await open(file, 'r');
+  const fd = openSync(file, 'r');
   try {
     const buf = Buffer.allocUnsafe(size);
     for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, size, null);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const bytesRead = readSync(fd, buf, 0, size, null);
       if (bytesRead === 0) return;
       yield buf.subarray(0, bytesRead);
     }
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 
