@@ -107,6 +107,8 @@ async function sendAll(ctx: Context, { target, path, opts, check, journal, batch
         if (failed) ctx.io.warn(`cannot write the resume journal ${journal.path}: ${describeFsError(failed)}. The import goes on, but cannot resume if it stops now.`);
         created += made;
         present += b.rows - made;
+        // Answered: the service read the body, and the batch is not sent again.
+        b.release?.();
         progress.tick(b.rows);
         for (let i = 1; i < res.attempts; i++) progress.addRetry();
       },
