@@ -1,7 +1,7 @@
 /**
  * The answer of a word-memory create, read for `wm import`: a thousand created items, of which the import needs only
- * how many there are. JSON.parse made a thousand objects of every answer (a third of the import's CPU while sending,
- * and most of what its young generation held), which the contract check then walked again.
+ * how many there are. JSON.parse made a thousand objects of every answer (a fifth of the import's CPU, and most of
+ * what its young generation held), which the contract check then walked again.
  *
  * readCreated recognises the answer in the form the service writes it, `{"content":[{"id":1,"entry":"…","subEntry":
  * null,"createdAt":"…"},…]}` with no whitespace, every text free of escapes and control characters: such a text is

@@ -40,8 +40,8 @@ const PROBE_KEEP = 0.9;
  * own time per batch is the limit: two in flight keep it busy (one answered while the next waits in its socket), and
  * each request more in flight only holds another request's body and answer in memory (measured: the CLI's peak RSS
  * 105–109 MB with 2, 117–132 MB with 8, at the same rows/s). Over a network each request waits out its round trip,
- * and halving the requests in flight halves the rows/s (50 ms of latency: 8, 4, 2 in flight give about 8×, 4×, 2× the
- * rows/s of one at a time), so the probe goes back to the level before and stays. It probes downwards because the
+ * and halving the requests in flight about halves the rows/s while the server is not yet busy (50 ms of latency, 3 ms
+ * of server time per batch), so the probe goes back to the level before and stays. It probes downwards because the
  * first batches of a run are the slowest (code not optimised yet, on both sides): a level timed later looks faster,
  * which a probe upwards took for the gain of more requests in flight. Each level's rate is the best of two spans, so
  * that a pause of the machine during one span does not make a level look slower than it is.
