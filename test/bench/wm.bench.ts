@@ -9,7 +9,7 @@ import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
 import { LIMITS } from '../../src/contract/limits.js';
-import { FIXTURES, runNode, shortCount, tail, type BenchContext, type Sandbox } from './lib.js';
+import { cpuMs, FIXTURES, runNode, shortCount, tail, type BenchContext, type Sandbox } from './lib.js';
 import { series } from './results.js';
 import { alternate, median, pairRatios } from './stats.js';
 
@@ -21,6 +21,7 @@ const RATE = LIMITS.rateLimit;
 /** Rows the limit lets through per minute with full batches. */
 const CEILING_ROWS_PER_MIN = (RATE.requests * BATCH * 60) / RATE.windowSeconds;
 const KEY_ID = 'nvk_user_admin';
+const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** The CSV of `rows` rows, cached (deterministic content). */
 async function csv(ctx: BenchContext, rows: number): Promise<string> {
@@ -73,10 +74,17 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
     const file = await csv(ctx, rows);
     const rss: number[] = [];
     const sendRates: number[] = [];
-    const fresh = async <T>(fn: (sb: Sandbox) => Promise<T>): Promise<T> => {
+    // Breakdown: the sandbox's CPU per 1000-row batch under each client (/proc/PID/stat around the run), and the
+    // clients' wall time per batch beside it (a sequential loop's wall is about its own CPU plus the sandbox's).
+    const sandboxCpu = { cli: [] as number[], loop: [] as number[] };
+    const fresh = async <T>(fn: (sb: Sandbox) => Promise<T>, cpu?: number[]): Promise<T> => {
       const sb = await ctx.sandbox(sandboxArgs);
       try {
-        return await fn(sb);
+        const before = cpuMs(sb.pid);
+        const out = await fn(sb);
+        const after = cpuMs(sb.pid);
+        if (cpu && before !== undefined && after !== undefined) cpu.push(((after - before) * BATCH) / rows);
+        return out;
       } finally {
         await sb.stop();
       }
@@ -92,8 +100,8 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
             if (r.summary.seconds > 0) sendRates.push(rows / r.summary.seconds);
           }
           return rows / r.seconds;
-        }),
-      () => fresh(async (sb) => rows / (await loopImport(ctx, sb, file, rows))),
+        }, sandboxCpu.cli),
+      () => fresh(async (sb) => rows / (await loopImport(ctx, sb, file, rows)), sandboxCpu.loop),
     );
     ctx.report(target, { value: median(pairRatios(s.a, s.b)) });
     if (id === 'loopback') ctx.report('wm.rss', rss.length ? { value: Math.max(...rss), detail: `max of ${rss.length} imports` } : { value: null, detail: 'no RSS (not Linux?)' });
@@ -101,7 +109,12 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
       a: series('notevox wm import', 'rows/s', s.a.map(Math.round)),
       b: series('sequential loop', 'rows/s', s.b.map(Math.round)),
       peakRssMb: rss.length ? { 'notevox (max)': Math.max(...rss) } : {},
-      info: sendRates.length ? { 'CLI sending only (after its check pass), rows/s': Math.round(median(sendRates)) } : {},
+      info: {
+        ...(sendRates.length ? { 'CLI sending only (after its check pass), rows/s': Math.round(median(sendRates)) } : {}),
+        ...(sandboxCpu.cli.length ? { 'sandbox CPU per batch under the CLI, ms (median)': round2(median(sandboxCpu.cli)) } : {}),
+        ...(sandboxCpu.loop.length ? { 'sandbox CPU per batch under the loop, ms (median)': round2(median(sandboxCpu.loop)) } : {}),
+        'wall per batch, CLI / loop, ms (median)': `${round2((BATCH * 1000) / median(s.a))} / ${round2((BATCH * 1000) / median(s.b))}`,
+      },
     };
   });
 }

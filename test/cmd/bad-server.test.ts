@@ -88,6 +88,21 @@ describe('a 2xx that is not the documented answer is never success', () => {
     t.sb.db.run("DELETE FROM word_memories WHERE entry LIKE 'Bad-%'");
   });
 
+  it('wm import: an answer that reads like a create answer but lacks a field is refused (the count of answer.ts is no check of its own)', async () => {
+    const csv = join(t.dir, 'import-almost.csv');
+    writeFileSync(csv, 'entry\n' + Array.from({ length: 10 }, (_, i) => `Bad-almost-${i}`).join('\n') + '\n');
+    const items = Array.from({ length: 10 }, (_, i) => `{"id":${i + 1},"entry":"Bad-almost-${i}","subEntry":null}`).join(',');
+    const bad = await startBadServer(t.sb.baseUrl, (req) => (req.method === 'GET' ? undefined : { body: `{"content":[${items}]}`, type: 'application/json' }));
+    try {
+      const r = await runCli(['wm', 'import', csv, '-o', 'json'], { baseUrl: bad.baseUrl, key: ADMIN, configDir: t.config.dir, env: { NOTEVOX_CACHE_DIR: cache('almost') } });
+      expect(r.exitCode, r.stderr).toBe(1);
+      expect(JSON.parse(r.stderr).error.message).toMatch(/^10 rows were not imported: unexpected response from wm\.user\.create: content\[0\]\.createdAt: /);
+      expect(JSON.parse(r.stdout)).toMatchObject({ created: 0, alreadyPresent: 0, failed: 10 });
+    } finally {
+      await bad.close();
+    }
+  });
+
   it.each(Object.keys(BODIES))('wm rm, wm add and wm sync (%s) fail the same way', async (kind) => {
     const [made] = t.sb.db.all<{ id: number }>("SELECT id FROM word_memories WHERE scope_type = 'user' ORDER BY id LIMIT 1");
     await withBadWrites(kind as keyof typeof BODIES, async (bad) => {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, repeated, scanCsv, validRows, type BodyBatch, type CsvItem, type CsvOptions, type ScanOptions } from '../../src/commands/wm/csv.js';
+import { bodyBatches, checkCsv, entryHash, MAX_RECORD_BYTES, parseColumns, readChunks, repeated, scanCsv, validRows, type BodyBatch, type CsvItem, type CsvOptions, type ScanOptions } from '../../src/commands/wm/csv.js';
 import { UsageError } from '../../src/errors.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { textProblem } from '../../src/commands/wm/rules.js';
@@ -71,7 +71,8 @@ async function scanned(file: string, opts: ScanOptions): Promise<CsvItem[]> {
 
 async function batchTexts(source: AsyncIterable<BodyBatch>): Promise<BodyBatch[]> {
   const out: BodyBatch[] = [];
-  for await (const b of source) out.push(b);
+  // The batch as data (its release function left out: a new one per batch).
+  for await (const { index, rows, body } of source) out.push({ index, rows, body });
   expect(out.map((b) => b.index)).toEqual(out.map((_, i) => i));
   return out;
 }
@@ -392,5 +393,59 @@ describe('wm CSV reading', () => {
       expect(got).toEqual(Array.from({ length: 1000 }, (_, k) => (((first + k) % 2) ? { entry: entry(first + k), subEntry: `s${first + k}` } : { entry: entry(first + k) })));
     }
     expect(await batchTexts(bodyBatches(file, {}, { duplicateHashes: check.duplicateHashes }, 1000, skip))).toEqual(batches);
+  });
+
+  it("reuses a released body's memory for a later batch, with the same bytes as without reuse", async () => {
+    const text = 'entry,subEntry\n' + Array.from({ length: 10_500 }, (_, i) => `Reuse-${i},${i % 3 ? '' : `s${i}`}`).join('\n') + '\n';
+    const file = join(dir, 'reuse.csv');
+    writeFileSync(file, text);
+    const check = await checkCsv(file, {}, () => {}, mkdtempSync(join(dir, 'spool-')));
+    const plain: string[] = [];
+    for await (const b of bodyBatches(file, {}, check, 1000)) plain.push(b.body!.toString('utf8'));
+    const reused: string[] = [];
+    const memory: ArrayBufferLike[] = [];
+    for await (const b of bodyBatches(file, {}, check, 1000)) {
+      reused.push(b.body!.toString('utf8'));
+      memory.push(b.body!.buffer);
+      b.release!();
+      b.release!(); // twice is once
+    }
+    expect(reused).toEqual(plain);
+    expect(reused).toHaveLength(11);
+    // The next batch's body is begun before a batch is handed out: the one after it takes the released memory.
+    expect(memory[2]).toBe(memory[0]);
+    expect(new Set(memory).size).toBeLessThan(4);
+  });
+});
+
+describe('reading a file in chunks', () => {
+  it('gives its bytes in order, and lets the event loop turn between chunks (a timer, Ctrl-C) though the reads are synchronous', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'notevox-chunks-'));
+    try {
+      const file = join(dir, 'f.bin');
+      const bytes = Buffer.from(Array.from({ length: 100_000 }, (_, i) => i % 251));
+      writeFileSync(file, bytes);
+      let turns = 0;
+      const tick = setInterval(() => turns++, 0);
+      const parts: Buffer[] = [];
+      const seenTurns: number[] = [];
+      try {
+        // A consumer that awaits nothing of its own, as the CSV scan's fast lane.
+        for await (const chunk of readChunks(file, 4096)) {
+          parts.push(Buffer.from(chunk));
+          seenTurns.push(turns);
+          const until = Date.now() + 2;
+          while (Date.now() < until); // work on the chunk long enough for the timer to be due
+        }
+      } finally {
+        clearInterval(tick);
+      }
+      expect(Buffer.concat(parts).equals(bytes)).toBe(true);
+      expect(parts.length).toBe(Math.ceil(bytes.length / 4096));
+      // The timer ran while the file was being read, not only after.
+      expect(seenTurns.at(-1)).toBeGreaterThan(parts.length / 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -311,6 +311,75 @@ describe('wm batch sending', () => {
     expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
+  /**
+   * A simulated service on a virtual clock: each request is answered `latency` after it was sent, and the server
+   * works on one request at a time for `service` (each in turn). The clock jumps to the next answer once every
+   * request the runner can make is waiting.
+   */
+  function simulated(o: { latency: number; service: number; stall?: { at: number; ms: number } }) {
+    let clock = 0;
+    let answered = 0;
+    let serverFree = 0;
+    const pending: Array<{ at: number; resolve: () => void }> = [];
+    let most = 0;
+    let inFlight = 0;
+    const step = () =>
+      setImmediate(() => {
+        pending.sort((a, b) => a.at - b.at);
+        const next = pending.shift();
+        if (!next) return;
+        clock = next.at;
+        // A pause of the whole machine: every later answer comes that much later.
+        if (++answered === o.stall?.at) {
+          clock += o.stall.ms;
+          for (const p of pending) p.at += o.stall.ms;
+          serverFree += o.stall.ms;
+        }
+        next.resolve();
+        if (pending.length) step();
+      });
+    const send = async () => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      serverFree = Math.max(serverFree, clock + o.latency / 2) + o.service;
+      const at = serverFree + o.latency / 2;
+      await new Promise<void>((resolve) => {
+        if (pending.push({ at, resolve }) === 1) step();
+      });
+      inFlight--;
+      return ok();
+    };
+    return { send, now: () => clock, most: () => most };
+  }
+
+  async function* numbers(n: number) {
+    for (let i = 0; i < n; i++) yield i;
+  }
+
+  it('without an announced limit: goes down to 2 in flight when the server is the limit (loopback)', async () => {
+    const { pacer } = fakePacer();
+    const sim = simulated({ latency: 0.2, service: 3 });
+    const r = await runBatches(numbers(300), { pacer, send: sim.send, done: () => {}, now: sim.now });
+    expect(sim.most()).toBe(8);
+    expect(r.concurrency).toBe(2);
+  });
+
+  it('without an announced limit: stays at 8 in flight when each request waits out a round trip', async () => {
+    const { pacer } = fakePacer();
+    const sim = simulated({ latency: 50, service: 3 });
+    const r = await runBatches(numbers(300), { pacer, send: sim.send, done: () => {}, now: sim.now });
+    expect(r.concurrency).toBe(8);
+  });
+
+  it('without an announced limit: a pause of the machine while 8 are timed does not make it settle lower', async () => {
+    for (const at of [10, 20, 30]) {
+      const { pacer } = fakePacer();
+      const sim = simulated({ latency: 50, service: 3, stall: { at, ms: 400 } });
+      const r = await runBatches(numbers(300), { pacer, send: sim.send, done: () => {}, now: sim.now });
+      expect(r.concurrency, `pause at answer ${at}`).toBe(8);
+    }
+  });
+
   it('starts no new batch after a failure and reports it', async () => {
     const { pacer } = fakePacer();
     const sent: number[] = [];

@@ -5,6 +5,7 @@ import { printObject } from '../list.js';
 import type { Context } from '../types.js';
 import { JsonText } from '../../client/client.js';
 import type { BodyOf } from '../../contract/api.js';
+import { CreatedItems, readCreated } from './answer.js';
 import { bodyBatches, type CsvCheck, type CsvOptions } from './csv.js';
 import { assertUnchanged, openSource, validateSource } from './input.js';
 import { Journal, type JournalKey } from './journal.js';
@@ -96,14 +97,18 @@ async function sendAll(ctx: Context, { target, path, opts, check, journal, batch
       signal: ctx.signal,
       // The body is the request's JSON already, the bytes made from the spool's (the client sends a JsonText as it
       // is); through `call`, so that the answer is checked against the contract like every write's.
-      send: (b) => client.call(...wmRequest(target, 'create', { body: new JsonText(b.body!) as unknown as BodyOf<'wm.user.create'>, signal: ctx.signal })),
+      // The answer is counted as it is read (answer.ts), or else parsed and checked as any.
+      send: (b) => client.call(...wmRequest(target, 'create', { body: new JsonText(b.body!) as unknown as BodyOf<'wm.user.create'>, signal: ctx.signal, readAnswer: readCreated })),
       done: (b, res) => {
-        // The answer fits the contract (checked by the client): its content lists the entries created.
-        const made = Math.min(b.rows, res.data.content.length);
+        // The answer fits the contract (checked by the client, or by readCreated): its content lists the entries created.
+        const data = res.data as unknown;
+        const made = Math.min(b.rows, data instanceof CreatedItems ? data.count : res.data.content.length);
         const failed = journal.record({ batch: b.index, created: made, present: b.rows - made });
         if (failed) ctx.io.warn(`cannot write the resume journal ${journal.path}: ${describeFsError(failed)}. The import goes on, but cannot resume if it stops now.`);
         created += made;
         present += b.rows - made;
+        // Answered: the service read the body, and the batch is not sent again.
+        b.release?.();
         progress.tick(b.rows);
         for (let i = 1; i < res.attempts; i++) progress.addRetry();
       },
