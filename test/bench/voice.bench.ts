@@ -54,6 +54,8 @@ async function cpuAround<T>(sb: Sandbox, into: { sandbox: number[]; client: numb
   return r;
 }
 const cpuSeries = () => ({ sandbox: [] as number[], client: [] as number[] });
+/** Milliseconds (a median, rounded) for the bench's info lines, or n/a when nothing was measured. */
+const ms = (v: number[]) => (v.length ? Math.round(median(v)) : 'n/a');
 
 /** `curl -T` of the file to a fresh signed URL: seconds of the transfer. The job is deleted afterwards. */
 async function curlUpload(sb: Sandbox, file: string, cpu?: ReturnType<typeof cpuSeries>): Promise<number> {
@@ -161,7 +163,6 @@ export async function run(ctx: BenchContext): Promise<void> {
     ctx.report('voice.throughput', { value: median(pairRatios(s.a, s.b)) });
     // CPU (ms, medians): the CLI's whole process (its start and the create and complete calls included) beside
     // `curl -T`'s, and the sandbox's while each ran: where the 2 cores went.
-    const ms = (v: number[]) => (v.length ? Math.round(median(v)) : 'n/a');
     const info = {
       'CPU ms: notevox process': ms(cliCpu.client),
       'curl -T': ms(curlCpu.client),
@@ -210,7 +211,6 @@ export async function run(ctx: BenchContext): Promise<void> {
     };
     const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, async (i) => mb / (await curlThreeCalls(sb, file, i >= 0 ? curlPhases : undefined, i >= 0 ? curlCpu : undefined)));
     ctx.report('voice.process', { value: median(pairRatios(s.a, s.b)) });
-    const ms = (v: number[]) => (v.length ? Math.round(median(v)) : 'n/a');
     const info = {
       'notevox to Created': ms(cliPhases.start),
       'notevox Created→Uploaded': ms(cliPhases.put),
