@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
+import { createRequire } from './require.js';
 import type { OutputFormat } from './formats.js';
 import type { IOStreams } from './iostreams.js';
 import { decideOutput, type OutputOptions } from './output.js';

@@ -1,11 +1,12 @@
 /** Terminal text helpers: ANSI styles (only when colour is on) and display width (wide CJK characters and emoji count 2). */
 
-import { createRequire } from 'node:module';
+import { createRequire } from './require.js';
 
 /**
  * string-width is loaded on first use, synchronously (require of an ES module, Node ≥ 20.19), so that the
  * start-up of a command that measures nothing does not load it; the require function too is made then (a Module
- * and its node_modules lookup paths: ~1 M instructions of a start-up that needs neither, e.g. `notes get -o json`).
+ * and its node_modules lookup paths: ~1 M instructions of a start-up that needs neither, e.g. `notes get -o json`),
+ * and node:module with it (io/require.ts).
  */
 let requirePackage: NodeJS.Require | undefined;
 let measure: ((text: string) => number) | undefined;

@@ -48,6 +48,13 @@ describe('the hot bundle', () => {
     expect(hot.commands).toContainEqual(['notes', 'get']);
   });
 
+  it('leaves the whole endpoint table out: endpoint() builds the group of the id it looks up (src/contract/endpoints.ts)', () => {
+    const hot = JSON.parse(readFileSync(join(DIST, 'hot.json'), 'utf8')) as { file: string };
+    const code = readFileSync(join(DIST, hot.file), 'utf8');
+    expect(code).toContain('"notes.get"');
+    expect(code).not.toMatch(/\bENDPOINTS\s*=/);
+  });
+
   it('notes get answers as the whole bundle does, and its code cache is written once, then read', async () => {
     const cache = freshCache();
     const first = await run(['notes', 'get', GUID, '-o', 'json'], cache);

@@ -231,6 +231,9 @@ describe('what `notes get` loads besides Node itself (the built CLI, stdio as pi
       expect(loaded.filter((m) => /^NativeModule (child_process|v8|dgram)$|undici/.test(m))).toEqual([]);
       // Nor node:tty: whether stdin and stderr are terminals is asked when it matters, and stdout (a pipe) is not one.
       expect(loaded.filter((m) => /tty/.test(m))).toEqual([]);
+      // Nor node:module (and the source-map code it loads): the require functions of io/text.ts and io/render.ts
+      // for their packages are made, with it, on first use.
+      expect(loaded.filter((m) => /^NativeModule (module|internal\/source_map\/source_map)$/.test(m))).toEqual([]);
     } finally {
       server.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,6 @@
+/**
+ * node:module's createRequire, with the module taken when it is first called: an import of node:module loads it, and
+ * Node's source-map code it loads, at every start (~0.5 M instructions of `notes get -o json`, callgrind), where its
+ * users (io/text.ts, io/render.ts) make their require function only when they first load a package.
+ */
+export const createRequire = (url: string): NodeJS.Require => process.getBuiltinModule('node:module').createRequire(url);
