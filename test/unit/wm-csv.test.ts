@@ -414,7 +414,9 @@ describe('wm CSV reading', () => {
     expect(reused).toHaveLength(11);
     // The next batch's body is begun before a batch is handed out: the one after it takes the released memory.
     expect(memory[2]).toBe(memory[0]);
-    expect(new Set(memory).size).toBeLessThan(4);
+    // Two buffers in turn for all eleven, on every Node version (not slices of Buffer's pool, whose size varies), though
+    // the bodies grow a little as the entries lengthen (Reuse-999 to Reuse-1000 and Reuse-10000).
+    expect(new Set(memory).size).toBe(2);
   });
 });
 

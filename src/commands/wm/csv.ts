@@ -691,9 +691,15 @@ async function* spooledBatches(path: string, size: number, skip: (index: number)
    * Only a batch that was answered is released (import.ts): the service has read its bytes.
    */
   const free: Buffer[] = [];
+  /**
+   * A body's buffer: a released one with room for `expected`, or a new one with 1/8 more (`expected` creeps up as
+   * texts lengthen, and a buffer made at exactly the last size would be too small for the next, dropped, and made
+   * again). Its own memory (allocUnsafeSlow): not a slice of Buffer's shared pool, whose size varies with the Node
+   * version (8 kB on 22, 64 kB on 24), so that which buffers are reused does not depend on it.
+   */
   const take = () => {
     for (let b = free.pop(); b; b = free.pop()) if (b.length >= expected) return b;
-    return Buffer.allocUnsafe(expected);
+    return Buffer.allocUnsafeSlow(expected + (expected >> 3));
   };
   const begin = () => {
     at = 0;
@@ -704,7 +710,7 @@ async function* spooledBatches(path: string, size: number, skip: (index: number)
   const append = (chunk: Buffer, from: number, to: number) => {
     if (!out || to <= from) return;
     if (at + to - from + BODY_TAIL.length > out.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(2 * out.length, at + to - from + BODY_TAIL.length));
+      const bigger = Buffer.allocUnsafeSlow(Math.max(2 * out.length, at + to - from + BODY_TAIL.length));
       out.copy(bigger, 0, 0, at);
       out = bigger;
     }
