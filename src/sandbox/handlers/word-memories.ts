@@ -130,8 +130,22 @@ function create(ctx: HandlerContext<WmId<'create' | 'createBulk'>>, s: Scope) {
     // \u0000; an escaped backslash before "u0000" only costs the read-back).
     if (r.changes !== n || r.lastInsertRowid !== base + n || json.includes('\\u0000')) return { content: db.all<WordMemoryRow>(MADE_SQL, [base]).map(toJson) };
     // JSON has a backslash for every character it escapes: with none in `json`, no text needs escaping.
-    return new JsonText<Shape<'wmCreateResponse'>>(createdText(base, now, texts, subs, !json.includes('\\')));
+    return new JsonText<Shape<'wmCreateResponse'>>(utf8(createdText(base, now, texts, subs, !json.includes('\\'))));
   });
+}
+
+/** Room for the UTF-8 of an answer, kept between requests (grown when one needs more). */
+let scratch = Buffer.allocUnsafe(0);
+
+/**
+ * The UTF-8 bytes of `text`, in a buffer of their own. Written into `scratch` first, which has room for the longest
+ * encoding (3 bytes per UTF-16 unit), then copied: Buffer.from(text) would first count the bytes (Buffer.byteLength),
+ * a pass over the whole text as long as the encoding itself.
+ */
+function utf8(text: string): Buffer {
+  if (scratch.length < text.length * 3) scratch = Buffer.allocUnsafe(text.length * 3 + 65536);
+  const n = scratch.write(text, 0);
+  return Buffer.from(scratch.subarray(0, n));
 }
 
 /**
