@@ -1,5 +1,6 @@
 import { API_PREFIX, PAGE_SIZES, type PageSpec } from './limits.js';
 import type { Scope } from './scopes.js';
+import { once } from '../once.js';
 import { KEY_TYPES, type Endpoint, type HttpMethod, type KeyType } from './types.js';
 
 /**
@@ -12,12 +13,6 @@ import { KEY_TYPES, type Endpoint, type HttpMethod, type KeyType } from './types
  * ENDPOINTS (every group, in the order of the docs) only in a module that reads it. A one-request command (notes get)
  * built all ~130 rows at start: ~2.4 M instructions and ~80 kB of young-generation allocation (callgrind), of ~150 M.
  */
-
-/** A function that builds its value when first called and returns that same value after. */
-function once<T>(build: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= build());
-}
 
 const ALL: readonly KeyType[] = KEY_TYPES;
 /** Keys acting for a user: user keys, and legacy personal keys until their cutoff. */

@@ -3,6 +3,7 @@ import { EXIT } from '../errors.js';
 import { describeFsError } from './fs-errors.js';
 import { paint } from './text.js';
 import { maskForms, secretForms } from '../redact.js';
+import { once } from '../once.js';
 
 /**
  * Whether file descriptor `fd` is a terminal (tty.isatty), node:tty loaded when first asked: a command whose stdout
@@ -10,19 +11,6 @@ import { maskForms, secretForms } from '../redact.js';
  * off whatever stderr is; prompting and progress lines are decided when used), and so does not load the module.
  */
 const isatty = (fd: number): boolean => process.getBuiltinModule('node:tty').isatty(fd);
-
-/** `make()` once, when first called. */
-function once<T>(make: () => T): () => T {
-  let made = false;
-  let value: T;
-  return () => {
-    if (!made) {
-      value = make();
-      made = true;
-    }
-    return value;
-  };
-}
 
 export type { Progress, ProgressOptions, Spinner } from './progress.js';
 
