@@ -1,3 +1,4 @@
+import { pool } from '../../pool.js';
 import type { ApiResponse } from '../../client/client.js';
 import { explainError } from '../../client/errors.js';
 import { CliError, type ExitCode } from '../../errors.js';
@@ -123,31 +124,9 @@ export async function runBatches<B, R>(source: AsyncIterable<B>, o: RunOptions<B
     await one(first.value);
     const max = o.concurrency ?? o.pacer.defaultConcurrency();
     if (o.concurrency === undefined && o.pacer.requestsPerWindow === undefined) probe = new Probe(max, o.now ?? (() => performance.now()));
-    // The rest from the same iterator; no new batch once one has failed. A worker beyond the probe's level waits
-    // before it takes a batch (no body is made for it).
-    let active = 0;
-    let wake: Array<() => void> = [];
+    // The rest from the same iterator; no new batch once one has failed; never more in flight than the probe's level.
     const limit = () => probe?.level ?? max;
-    const work = async () => {
-      while (error === undefined) {
-        while (active >= limit()) await new Promise<void>((resolve) => wake.push(resolve));
-        if (error !== undefined) return;
-        active++;
-        try {
-          const next = await it.next();
-          if (next.done) return;
-          await one(next.value);
-        } finally {
-          active--;
-          const waiting = wake;
-          wake = [];
-          for (const w of waiting) w();
-        }
-      }
-    };
-    const settled = await Promise.allSettled(Array.from({ length: Math.max(1, max) }, work));
-    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    await pool({ [Symbol.asyncIterator]: () => it }, max, one, { more: () => error === undefined, level: probe && limit });
     return { error, concurrency: limit() };
   } finally {
     await it.return?.(undefined);
