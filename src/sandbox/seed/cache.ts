@@ -58,7 +58,9 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
   const known = stamp ? cachedByStamp(seedFile, dir, statFile, stamp) : undefined;
   if (known) return known;
   // A file big enough to be split: its word memories' worker starts now, and starts up while the file is read.
-  const early = (statSize(seedFile) ?? 0) >= (opts.splitMinChars ?? SPLIT_MIN_CHARS) ? startWordMemories(dir) : undefined;
+  // Its size is the stamp's third field (fileStamp); a file without a stamp (not a regular file) is not started early.
+  const size = stamp ? Number(stamp.split(':')[2]) : 0;
+  const early = size >= (opts.splitMinChars ?? SPLIT_MIN_CHARS) ? startWordMemories(dir) : undefined;
   let bytes: Buffer;
   try {
     bytes = await readShared(seedFile);
@@ -172,14 +174,6 @@ function startWordMemories(dir: string): WordMemoriesBuild {
   const file = join(dir, `${BUILD_PREFIX}${process.pid}.tmp-${++builds}-word-memories`);
   rmSync(file, { force: true });
   return buildWordMemories(file);
-}
-
-function statSize(file: string): number | undefined {
-  try {
-    return statSync(file).size;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Temporary files of builds (`<prefix><pid>.tmp…`) whose process is gone: it was killed on the way. */
