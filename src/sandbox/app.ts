@@ -8,6 +8,7 @@ import { scopeAllows } from '../contract/scopes.js';
 import type { Endpoint } from '../contract/types.js';
 import { visibleNote, type NoteRead } from './access.js';
 import { authenticate } from './auth.js';
+import type { FastText } from './fast-body.js';
 import type { FaultInjector } from './faults.js';
 import { HANDLERS, EXTRA_ROUTES } from './handlers/index.js';
 import { ApiFailure, CONTROL_PREFIX, notFound } from './http.js';
@@ -166,12 +167,18 @@ function readAll(incoming: IncomingMessage): Promise<Buffer[]> {
   });
 }
 
+/** A body that a check of its text gave (fast-body.ts FAST_TEXTS): already parsed and checked against its schema. */
+class CheckedBody {
+  constructor(readonly value: unknown) {}
+}
+
 /**
  * The JSON body of a request. `incoming`: Node's request under it, read directly when its length is declared (the
  * parser then ends the body there, so it cannot outgrow the limit checked here): the Fetch API's body is a web
- * stream over the same bytes, costly per request.
+ * stream over the same bytes, costly per request. `fromText`: a check of the text (after the Content-Type check);
+ * when it gives a body, that body comes back as a CheckedBody, and the text is not parsed.
  */
-export async function readJsonBody(req: Request, incoming?: IncomingMessage): Promise<unknown> {
+export async function readJsonBody(req: Request, incoming?: IncomingMessage, fromText?: FastText): Promise<unknown> {
   const length = incoming ? incoming.headers['content-length'] : req.headers.get('content-length');
   const declared = Number(length ?? '0');
   if (declared > LIMITS.jsonBodyMaxBytes) throw new ApiFailure(ERROR_CODES.TOO_LARGE, 'request body too large', `the limit is ${LIMITS.jsonBodyMaxBytes} bytes`);
@@ -199,6 +206,8 @@ export async function readJsonBody(req: Request, incoming?: IncomingMessage): Pr
   const type = (req.headers.get('content-type') ?? '').toLowerCase();
   if (!type.startsWith('application/json') && !/^application\/[\w.+-]*\+json/.test(type))
     throw new ApiFailure(ERROR_CODES.MALFORMED, 'unsupported Content-Type', 'send the body as Content-Type: application/json');
+  const checked = fromText?.(text);
+  if (checked !== undefined) return new CheckedBody(checked);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -403,10 +412,12 @@ export function createApp(opts: AppOptions): Hono<Env> {
     };
     if (!schemas.body) return run(undefined);
     const bodySchema = schemas.body;
-    return readJsonBody(c.req.raw, c.env.incoming).then((raw) => {
+    const { FAST_BODIES, FAST_TEXTS } = loadedValidation();
+    return readJsonBody(c.req.raw, c.env.incoming, FAST_TEXTS.get(bodySchema)).then((raw) => {
+      if (raw instanceof CheckedBody) return run(raw.value);
       // A field-mask request without a body lacks the masked fields: 400002 below, not a schema error.
       const input = raw === undefined && mask ? {} : raw;
-      return run(loadedValidation().FAST_BODIES.get(bodySchema)?.(input) ?? parseWith(bodySchema, input, 'body'));
+      return run(FAST_BODIES.get(bodySchema)?.(input) ?? parseWith(bodySchema, input, 'body'));
     });
   }
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { CONTROL_WITH_SCHEMAS, type ControlEndpointWithSchemas } from '../contract/control-schemas.js';
 import { schemasOf, type EndpointWithSchemas } from '../contract/endpoint-schemas.js';
-import { FAST_BODIES } from './fast-body.js';
+import { FAST_BODIES, FAST_TEXTS } from './fast-body.js';
 import { formatPath } from './seed/schema.js';
 
 /**
@@ -9,7 +9,7 @@ import { formatPath } from './seed/schema.js';
  * the few checks of its own. Loaded on the first request that needs it, or right after the sandbox listens (validation-load.ts),
  * not at start: building the contract's schemas cost ~35 ms of every `sandbox start`.
  */
-export { FAST_BODIES, formatPath };
+export { FAST_BODIES, FAST_TEXTS, formatPath };
 
 /** An endpoint's schemas for its route; `plainParams`: every path parameter is a plain string (zod's parse would copy them unchanged). */
 export interface RouteSchemas extends EndpointWithSchemas {

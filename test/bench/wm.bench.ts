@@ -9,7 +9,7 @@ import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
 import { LIMITS } from '../../src/contract/limits.js';
-import { cpuMs, FIXTURES, runNode, shortCount, tail, type BenchContext, type Sandbox } from './lib.js';
+import { childrenCpuMs, cpuMs, FIXTURES, runNode, shortCount, tail, type BenchContext, type Sandbox } from './lib.js';
 import { series } from './results.js';
 import { alternate, median, pairRatios } from './stats.js';
 
@@ -52,20 +52,28 @@ interface Summary {
   seconds: number;
 }
 
-/** `notevox wm import FILE --json` into `sb`: wall seconds, the printed summary, peak RSS. */
-async function cliImport(ctx: BenchContext, sb: Sandbox, file: string): Promise<{ seconds: number; summary: Summary; peakRssMb?: number }> {
-  const r = await runNode(ctx.node, [ctx.bin, 'wm', 'import', file, '--json'], { env: ctx.cliEnv({ NOTEVOX_API_KEY: sb.key(KEY_ID), NOTEVOX_BASE_URL: sb.baseUrl }), rss: true });
-  if (r.code !== 0) throw new Error(`notevox wm import exited with ${r.code}: ${tail(r.stderr)}`);
-  return { seconds: r.ms / 1000, summary: JSON.parse(r.stdout) as Summary, peakRssMb: r.peakRssMb };
+/** CPU ms of the child process `run` waits for (undefined off Linux). */
+async function withChildCpu<T>(run: () => Promise<T>): Promise<[T, number | undefined]> {
+  const before = childrenCpuMs();
+  const out = await run();
+  const after = childrenCpuMs();
+  return [out, before === undefined || after === undefined ? undefined : after - before];
 }
 
-/** The naive loop into `sb`: wall seconds. */
-async function loopImport(ctx: BenchContext, sb: Sandbox, file: string, rows: number): Promise<number> {
+/** `notevox wm import FILE --json` into `sb`: wall seconds, the printed summary, peak RSS, CPU ms. */
+async function cliImport(ctx: BenchContext, sb: Sandbox, file: string): Promise<{ seconds: number; summary: Summary; peakRssMb?: number; cpuMs?: number }> {
+  const [r, cpu] = await withChildCpu(() => runNode(ctx.node, [ctx.bin, 'wm', 'import', file, '--json'], { env: ctx.cliEnv({ NOTEVOX_API_KEY: sb.key(KEY_ID), NOTEVOX_BASE_URL: sb.baseUrl }), rss: true }));
+  if (r.code !== 0) throw new Error(`notevox wm import exited with ${r.code}: ${tail(r.stderr)}`);
+  return { seconds: r.ms / 1000, summary: JSON.parse(r.stdout) as Summary, peakRssMb: r.peakRssMb, cpuMs: cpu };
+}
+
+/** The naive loop into `sb`: wall seconds, CPU ms. */
+async function loopImport(ctx: BenchContext, sb: Sandbox, file: string, rows: number): Promise<{ seconds: number; cpuMs?: number }> {
   const url = sb.baseUrl + buildPath(endpoint('wm.user.create'));
-  const r = await runNode(ctx.node, [join(FIXTURES, 'wm-loop.mjs'), url, String(BATCH), file], { env: ctx.cliEnv({ NOTEVOX_API_KEY: sb.key(KEY_ID) }) });
+  const [r, cpu] = await withChildCpu(() => runNode(ctx.node, [join(FIXTURES, 'wm-loop.mjs'), url, String(BATCH), file], { env: ctx.cliEnv({ NOTEVOX_API_KEY: sb.key(KEY_ID) }) }));
   if (r.code !== 0) throw new Error(`the sequential loop failed: ${tail(r.stderr)}`);
   if (Number(r.stdout.trim()) !== rows) throw new Error(`the sequential loop sent ${r.stdout.trim()} of ${rows} rows`);
-  return r.ms / 1000;
+  return { seconds: r.ms / 1000, cpuMs: cpu };
 }
 
 /** CLI vs loop in alternating pairs, each run into a fresh sandbox (same table size at the start). */
@@ -77,6 +85,9 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
     // Breakdown: the sandbox's CPU per 1000-row batch under each client (/proc/PID/stat around the run), and the
     // clients' wall time per batch beside it (a sequential loop's wall is about its own CPU plus the sandbox's).
     const sandboxCpu = { cli: [] as number[], loop: [] as number[] };
+    // The clients' own CPU per batch, and the CLI's time before its first request (start-up and the check pass).
+    const clientCpu = { cli: [] as number[], loop: [] as number[] };
+    const beforeSend: number[] = [];
     const fresh = async <T>(fn: (sb: Sandbox) => Promise<T>, cpu?: number[]): Promise<T> => {
       const sb = await ctx.sandbox(sandboxArgs);
       try {
@@ -98,10 +109,17 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
           if (i >= 0) {
             if (r.peakRssMb !== undefined) rss.push(r.peakRssMb);
             if (r.summary.seconds > 0) sendRates.push(rows / r.summary.seconds);
+            if (r.cpuMs !== undefined) clientCpu.cli.push((r.cpuMs * BATCH) / rows);
+            beforeSend.push(r.seconds - r.summary.seconds);
           }
           return rows / r.seconds;
         }, sandboxCpu.cli),
-      () => fresh(async (sb) => rows / (await loopImport(ctx, sb, file, rows)), sandboxCpu.loop),
+      (i) =>
+        fresh(async (sb) => {
+          const r = await loopImport(ctx, sb, file, rows);
+          if (i >= 0 && r.cpuMs !== undefined) clientCpu.loop.push((r.cpuMs * BATCH) / rows);
+          return rows / r.seconds;
+        }, sandboxCpu.loop),
     );
     ctx.report(target, { value: median(pairRatios(s.a, s.b)) });
     if (id === 'loopback') ctx.report('wm.rss', rss.length ? { value: Math.max(...rss), detail: `max of ${rss.length} imports` } : { value: null, detail: 'no RSS (not Linux?)' });
@@ -114,9 +132,25 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
         ...(sandboxCpu.cli.length ? { 'sandbox CPU per batch under the CLI, ms (median)': round2(median(sandboxCpu.cli)) } : {}),
         ...(sandboxCpu.loop.length ? { 'sandbox CPU per batch under the loop, ms (median)': round2(median(sandboxCpu.loop)) } : {}),
         'wall per batch, CLI / loop, ms (median)': `${round2((BATCH * 1000) / median(s.a))} / ${round2((BATCH * 1000) / median(s.b))}`,
+        ...(clientCpu.cli.length && clientCpu.loop.length ? { "clients' own CPU per batch, CLI / loop, ms (median)": `${round2(median(clientCpu.cli))} / ${round2(median(clientCpu.loop))}` } : {}),
+        ...(beforeSend.length ? { 'CLI before its first request (start-up, check pass), s (median)': round2(median(beforeSend)) } : {}),
+        ...(id === 'loopback' ? ratioBound(sandboxCpu, clientCpu.loop, beforeSend, rows) : {}),
       },
     };
   });
+}
+
+/**
+ * The ratio the CPU numbers allow on loopback, each process with a core of its own and nothing waiting: the loop's wall
+ * per batch is at least its own CPU plus the sandbox's (one request at a time); the CLI's at least the sandbox's CPU
+ * (kept busy) plus its time before the first request, spread over the batches. (The CLI's own CPU runs beside the
+ * sandbox's on the other core.)
+ */
+function ratioBound(sandbox: { cli: number[]; loop: number[] }, loopCpu: number[], beforeSend: number[], rows: number): Record<string, number> {
+  if (!sandbox.cli.length || !sandbox.loop.length || !loopCpu.length || !beforeSend.length) return {};
+  const batches = rows / BATCH;
+  const bound = (median(loopCpu) + median(sandbox.loop)) / (median(sandbox.cli) + (median(beforeSend) * 1000) / batches);
+  return { 'ratio the CPU allows: (loop CPU + sandbox CPU under it) / (sandbox CPU under the CLI + CLI start per batch)': round2(bound) };
 }
 
 /** Sleep until just after the next rate-limit window starts (the sandbox's windows are aligned to the epoch). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/contract/limits.js';
 import { wmCreateBody, wmText } from '../../src/contract/schemas.js';
 import { seededRandom } from '../../src/sandbox/faults.js';
-import { FAST_BODIES, isWordMemoryText } from '../../src/sandbox/fast-body.js';
+import { FAST_BODIES, FAST_TEXTS, hasPlainTexts, isWordMemoryText } from '../../src/sandbox/fast-body.js';
 
 /** The hand-written body checks accept exactly what their schema accepts, and give what its parse gives. */
 
@@ -87,5 +87,75 @@ describe('fast body checks', () => {
       for (const t of [ch, `ab${ch}cd`]) expect(isWordMemoryText(t), JSON.stringify(t)).toBe(wmText.safeParse(t).success);
     }
     expect(isWordMemoryText('\u3000')).toBe(false);
+  });
+
+  it('wmCreateBody from its text: what JSON.parse and zod give, for the texts it takes; every other text left to them', () => {
+    const fromText = FAST_TEXTS.get(wmCreateBody)!;
+    const rand = seededRandom(24);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
+    const max = LIMITS.wordMemoryText.max;
+    // Plain texts (printable ASCII but `"` and `\`) and texts it must leave to JSON.parse.
+    const plain = () => pick(['a', 'Term-1', 'x'.repeat(max), '~!#$%&()*+', "it's", '[]{}:,', 'nul\\u0000'.slice(0, 3)]);
+    const other = () => pick(['x'.repeat(max + 1), '', 'q"uote', 'back\\slash', 'two words', 'tab\tx', 'Grüße', '😀', '\u007f', 'nul\u0000x', '\ud800']);
+    const item = () => {
+      const e: Record<string, unknown> = { entry: rand() < 0.95 ? plain() : other() };
+      const s = rand();
+      if (s < 0.3) e.subEntry = null;
+      else if (s < 0.6) e.subEntry = rand() < 0.95 ? plain() : other();
+      else if (s < 0.62) e.subEntry = pick([3, true, ['a'], {}]);
+      return e;
+    };
+    // Edits of the text JSON.stringify makes: whitespace, key order, escapes, repeated keys, extra fields, a cut.
+    const edits: Array<(t: string) => string> = [
+      (t) => t,
+      (t) => t,
+      (t) => t,
+      (t) => ` ${t}`,
+      (t) => `${t}\n`,
+      (t) => t.replace('":"', '": "'),
+      (t) => t.replace(',{', ', {'),
+      (t) => t.replace('{"entry":"', '{"entry":"\\u0041'),
+      (t) => t.replace('{"entry":"', '{"entry":"z","entry":"'),
+      (t) => t.replace('{"entry":', '{"extra":1,"entry":'),
+      (t) => t.replace('"}', '","extra":null}'),
+      (t) => t.replace('null}', 'nulL}'),
+      (t) => t.replace(/^\{"entries":/, '{"other":1,"entries":'),
+      (t) => t.replace(/\]\}$/, '],"other":1}'),
+      (t) => t.replace(/\{"entry":("[^"]*"),"subEntry":("[^"]*"|null)\}/, '{"subEntry":$2,"entry":$1}'),
+      (t) => t.slice(0, Math.floor(rand() * t.length)),
+      (t) => t.replace(/,\{/, ',,{'),
+      (t) => t.replace(/\]\}$/, ',]}'),
+    ];
+    let taken = 0;
+    let left = 0;
+    for (let i = 0; i < 4000; i++) {
+      const r = rand();
+      const n = r < 0.05 ? pick([0, 1, LIMITS.wordMemoryBulkMax, LIMITS.wordMemoryBulkMax + 1]) : 1 + Math.floor(rand() * 12);
+      const text = pick(edits)(JSON.stringify({ entries: Array.from({ length: n }, item) }));
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = Symbol('not JSON');
+      }
+      const z = wmCreateBody.safeParse(parsed);
+      const f = fromText(text);
+      if (f === undefined) {
+        left++;
+        continue;
+      }
+      taken++;
+      expect(z.success, text).toBe(true);
+      expect(f).toStrictEqual(z.data);
+      expect(hasPlainTexts(f as object)).toBe(true);
+    }
+    expect(taken).toBeGreaterThan(300);
+    expect(left).toBeGreaterThan(1500);
+    // What the CLI and JSON.stringify send is taken: absent, null and text subEntries, the longest texts, 1000 items.
+    const full = { entries: Array.from({ length: LIMITS.wordMemoryBulkMax }, (_, i) => (i % 3 === 0 ? { entry: `t${i}` } : { entry: 'x'.repeat(max - 5) + i, subEntry: i % 3 === 1 ? null : `s${i}` })) };
+    expect(fromText(JSON.stringify(full))).toStrictEqual(wmCreateBody.parse(full));
+    // A body whose texts JSON escapes is a valid body the text check leaves alone.
+    expect(fromText(JSON.stringify({ entries: [{ entry: 'q"uote' }] }))).toBeUndefined();
+    expect(hasPlainTexts(FAST_BODIES.get(wmCreateBody)!({ entries: [{ entry: 'a' }] }) as object)).toBe(false);
   });
 });
