@@ -35,8 +35,9 @@
  * curl does) costs the receiver curl's ~110 ms, with 256 KiB sends node's ~150. Smaller chunks were measured again
  * for that (the CLI, 12 alternating rounds each way): on a quiet machine (real-time priority) 64 or 96 KiB beat
  * 256 (the process 300 ms against 349, curl's -T 223) with the receiver at curl's CPU, but the CLI's own CPU rises
- * by 55-70 ms (node's JavaScript per write), and with the 2 cores shared (load ~2.5) 256 KiB wins: 500 ms against
- * 581 (96 KiB) and 615 (64 KiB), curl 463. 256 KiB stays: it loses less where it loses.
+ * by ~25 ms (96 KiB) and 55-70 ms (64 KiB), node's JavaScript per write, and with the 2 cores shared (load ~2.5)
+ * 256 KiB wins: 500 ms against 581 (96 KiB) and 615 (64 KiB), curl 463. 256 KiB stays: on a shared machine the
+ * smaller chunks lose more (81-115 ms) than they gain on a quiet one (~49 ms).
  *
  * Progress counts bytes as the consumer takes them: for the Readable, when it asks for the next chunk; for
  * `takeChunk()`, in `chunkTaken()`. A file that ends before `size` bytes were read is a usage error naming it.
