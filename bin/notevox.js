@@ -206,8 +206,9 @@ const HOT_CACHE_MAX_AGE_MS = 14 * 24 * 3600 * 1000;
 /**
  * Remove, from the cache directory `dir`, the hot caches that no longer serve: those of other bundles or Node
  * versions (each build and each Node makes its own) not written for HOT_CACHE_MAX_AGE_MS, and temporary files a
- * killed writer left (an hour old). Runs only when a cache was just written, which happens once per build and Node
- * version; a cache still in use elsewhere that it removes is made again by that use's next run.
+ * killed writer left (an hour old); another command's cache of this bundle goes too when that old, the command
+ * unused meanwhile. Runs only when a cache was just written, which happens once per build, Node version and
+ * command; a cache still in use elsewhere that it removes is made again by that use's next run.
  */
 function sweepHotCaches(fs, dir, keep) {
   const now = Date.now();
