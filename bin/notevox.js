@@ -86,7 +86,7 @@ function enableCompileCache() {
 /**
  * The hot bundle (scripts/build.mjs, src/hot.ts): dist/hot.json names it and the words of the commands it runs.
  * Undefined when the command line does not name every word of one of them (or the build wrote none): the whole
- * bundle runs it.
+ * bundle runs it. `words` are those of the command named, whose code cache it loads (loadHot).
  */
 function hotBundle() {
   if (args.length < 2) return undefined;
@@ -96,12 +96,12 @@ function hotBundle() {
   } catch {
     return undefined;
   }
-  const named = hot.commands.some(function (words) {
+  const words = hot.commands.find(function (words) {
     return words.every(function (w) {
       return args.includes(w);
     });
   });
-  return named ? hot : undefined;
+  return words ? { file: hot.file, words: words } : undefined;
 }
 
 /**
@@ -109,9 +109,10 @@ function hotBundle() {
  * build, a require of the same modules and the same file name, so stack traces name its lines), but compiled through node:vm with a V8
  * code cache of its own: made when the command has run (at exit), it holds the code of every function the command
  * ran, where Node's compile cache holds only what was compiled with the module, the rest being compiled again at
- * each start. The cache file is named after the
- * bundle (its name carries a hash of its content: V8 checks a cache against the source's length only) and this
- * Node's version and architecture; V8 rejects one made with other flags, and then it is made again. It is written
+ * each start. So there is one per command of the bundle (`notes get`'s would hold none of `voice upload`'s code,
+ * which would then be compiled again at each of its starts). The cache file is named after the
+ * bundle (its name carries a hash of its content: V8 checks a cache against the source's length only), the
+ * command's words, and this Node's version and architecture; V8 rejects one made with other flags, and then it is made again. It is written
  * when there was none (or only one of a failed run), or V8 rejected it, at the exit of a process that ran the
  * command (cacheAtExit), and not when V8's flags changed during the run (wasmTierApplied). A cache that cannot be
  * read or written costs nothing but the speed-up. Undefined when the file cannot be read.
@@ -129,7 +130,7 @@ function loadHot(hot) {
   const dir = compileCacheDir();
   // `<name>.v8cache` is made by a run that ended with exit code 0; `<name>.partial.v8cache` by one that did not
   // (`notes get` before `auth login`): it holds the code of a failure only, and is replaced once a run succeeds.
-  const name = hot.file.slice(hot.file.lastIndexOf('/') + 1).replace(/\.cjs$/, '') + '-' + process.version + '-' + process.arch;
+  const name = hot.file.slice(hot.file.lastIndexOf('/') + 1).replace(/\.cjs$/, '') + '-' + hot.words.join('-') + '-' + process.version + '-' + process.arch;
   const base = dir && dir + sep + name;
   let cachedData;
   let full = false;
@@ -205,8 +206,9 @@ const HOT_CACHE_MAX_AGE_MS = 14 * 24 * 3600 * 1000;
 /**
  * Remove, from the cache directory `dir`, the hot caches that no longer serve: those of other bundles or Node
  * versions (each build and each Node makes its own) not written for HOT_CACHE_MAX_AGE_MS, and temporary files a
- * killed writer left (an hour old). Runs only when a cache was just written, which happens once per build and Node
- * version; a cache still in use elsewhere that it removes is made again by that use's next run.
+ * killed writer left (an hour old); another command's cache of this bundle goes too when that old, the command
+ * unused meanwhile. Runs only when a cache was just written, which happens once per build, Node version and
+ * command; a cache still in use elsewhere that it removes is made again by that use's next run.
  */
 function sweepHotCaches(fs, dir, keep) {
   const now = Date.now();

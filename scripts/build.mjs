@@ -233,7 +233,7 @@ function composeMeta(esbuildMeta, chunks) {
 const result = { metafile: composeMeta(esbuilt.metafile, rolled) };
 
 /**
- * The hot bundle (src/hot.ts): the fast path's commands (`notes get <guid>`, src/fast-path.ts) as one CommonJS file
+ * The hot bundle (src/hot.ts): the fast path's commands (`notes get <guid>`, `voice upload <file>`, src/fast-path.ts) as one CommonJS file
  * with everything they may reach (the node:http and undici transports, the answer check, --debug's zod), for the
  * launcher to run through node:vm with a code cache made after the command ran (bin/notevox.js, loadHot): that
  * cache holds the code of every function the command ran, where Node's compile cache of the ES chunks holds only

@@ -1,6 +1,6 @@
 /**
  * The entry of the hot bundle (scripts/build.mjs: dist/chunks/hot-<hash>.cjs): the commands of the fast path
- * (fast-path.ts, `notes get <guid>`) in one CommonJS file with all they may reach, which the launcher loads through
+ * (fast-path.ts, `notes get <guid>`, `voice upload <file>`) in one CommonJS file with all they may reach, which the launcher loads through
  * node:vm with a V8 code cache made after the command ran (bin/notevox.js). Node's compile cache keeps only the code
  * compiled when a module is compiled, so every function a command runs was compiled again at each start (~5 ms of
  * `notes get`); this cache holds them all. The launcher runs main only for a command line parseFast takes: any other

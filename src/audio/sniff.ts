@@ -1,5 +1,5 @@
-import { open } from 'node:fs/promises';
 import type { UPLOAD_CONTENT_TYPES } from '../contract/limits.js';
+import { fsPromises } from '../io/require.js';
 
 /**
  * The audio formats voice jobs accept, told apart by their first bytes (never by the file name):
@@ -40,7 +40,7 @@ export function sniffAudio(head: Uint8Array): SniffedAudio | null {
 
 /** The first bytes of a file. */
 export async function readHead(path: string, bytes = SNIFF_BYTES): Promise<Buffer> {
-  const fh = await open(path, 'r');
+  const fh = await fsPromises().open(path, 'r');
   try {
     const buf = Buffer.alloc(bytes);
     const { bytesRead } = await fh.read(buf, 0, bytes, 0);

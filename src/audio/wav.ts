@@ -1,5 +1,5 @@
 import { createReadStream, readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { fsPromises } from '../io/require.js';
 
 /**
  * A streaming reader for PCM WAV files: finds the `fmt ` and `data` chunks, then measures the energy of
@@ -27,7 +27,7 @@ const MAX_CHUNKS = 64;
 
 /** The layout of a WAV file, or null when it is not a PCM/float WAV this reader can decode. */
 export async function readWavLayout(path: string): Promise<WavLayout | null> {
-  const fh = await open(path, 'r');
+  const fh = await fsPromises().open(path, 'r');
   try {
     const { size } = await fh.stat();
     return await wavLayoutOf(size, async (buf, position) => (await fh.read(buf, 0, buf.length, position)).bytesRead);

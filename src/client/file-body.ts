@@ -28,6 +28,16 @@
  * (so that node:http's cork does not join them into one writev), cost more too: 202 ms against 176 in 8 rounds. The
  * kernel's part is curl's (its reads and sends of the same 400 MB, profiled with perf: within 5 %); what this
  * transfer costs beyond curl's is node's own write path, the same in a bare node:http script writing one buffer.
+ * Why the receiver costs more than with curl (perf on the sandbox's thread, the clients at real-time priority): its
+ * socket reads are the same (64 KiB each, as many), but with 256 KiB sends more of the sender's queued data is
+ * transmitted from the receiver's own ACKs (tcp_write_xmit and the loopback's softirq run in its read(): ~44 ms
+ * more of its CPU per 400 MB). The send size decides it, not node: a Python client of 64 KiB sends (poll, send, as
+ * curl does) costs the receiver curl's ~110 ms, with 256 KiB sends node's ~150. Smaller chunks were measured again
+ * for that (the CLI, 12 alternating rounds each way): on a quiet machine (real-time priority) 64 or 96 KiB beat
+ * 256 (the process 300 ms against 349, curl's -T 223) with the receiver at curl's CPU, but the CLI's own CPU rises
+ * by ~25 ms (96 KiB) and 55-70 ms (64 KiB), node's JavaScript per write, and with the 2 cores shared (load ~2.5)
+ * 256 KiB wins: 500 ms against 581 (96 KiB) and 615 (64 KiB), curl 463. 256 KiB stays: on a shared machine the
+ * smaller chunks lose more (81-115 ms) than they gain on a quiet one (~49 ms).
  *
  * Progress counts bytes as the consumer takes them: for the Readable, when it asks for the next chunk; for
  * `takeChunk()`, in `chunkTaken()`. A file that ends before `size` bytes were read is a usage error naming it.

@@ -14,6 +14,8 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
 const ADMIN = DEMO_KEYS.admin.token;
+const WORKSPACE_KEY = DEMO_KEYS.workspaceKey.token;
+const SAMPLE = join(import.meta.dirname, '..', '..', 'samples', 'hello.wav');
 const GUID = DEMO_NOTES.launchKickoff;
 const DIST = join(import.meta.dirname, '..', '..', 'dist');
 
@@ -122,6 +124,31 @@ describe('the hot bundle', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ guid: GUID });
     expect(existsSync(cache)).toBe(false);
+  });
+
+  it('voice upload --no-wait runs from it with a code cache of its own, and answers as the whole bundle does', async () => {
+    const cache = freshCache();
+    const upload = (extra: string[]) =>
+      runCli(['voice', 'upload', SAMPLE, '--no-wait', ...extra], { baseUrl: sb.baseUrl, key: WORKSPACE_KEY, configDir: cfg.dir, env: { NOTEVOX_CACHE_DIR: cache } });
+    const hot = await upload([]);
+    expect(hot.exitCode, hot.stderr).toBe(0);
+    // The cache of notes get holds none of voice upload's code: each command has its own.
+    expect(hotCaches(cache)).toEqual([expect.stringMatching(/^hot-[\w-]+-voice-upload-v[\d.]+-\w+\.v8cache$/)]);
+    expect((await run(['notes', 'get', GUID, '-o', 'json'], cache)).exitCode).toBe(0);
+    expect(hotCaches(cache).sort()).toEqual([expect.stringMatching(/-notes-get-/), expect.stringMatching(/-voice-upload-/)]);
+    // A repeated flag is not a form the fast path takes: commander's path, in dist/cli.js.
+    const whole = await upload(['--no-input', '--no-input']);
+    expect(whole.exitCode, whole.stderr).toBe(0);
+    const id = (r: { stdout: string }) => r.stdout.trim();
+    expect(id(hot)).toMatch(/^[\da-f-]{36}$/);
+    expect(id(whole)).toMatch(/^[\da-f-]{36}$/);
+    const same = (r: { stdout: string; stderr: string }) => r.stderr.split(id(r)).join('<id>').replace(/ in [\d.]+ ?m?s\b/, ' in <t>');
+    expect(same(hot)).toBe(same(whole));
+    expect(hot.stderr).toMatch(/^✓ Created voice job|^Created voice job/);
+    // A bad locale is commander's to report, in its words (exit 2).
+    const bad = await upload(['--locale', 'english']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/^error: .*--locale/);
   });
 
   it('a command line the fast path does not take gets commander’s answer from the whole bundle', async () => {

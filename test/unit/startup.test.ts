@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { createMemoryIO } from '../../src/io/memory.js';
 import { buildProgram, commandIndex, firstOperand, root, type CommandIndex } from '../../src/program.js';
+import { DEMO_KEYS } from '../../src/sandbox/demo-seed.js';
 import { runCli } from '../helpers/cli.js';
 import { K } from '../helpers/expect.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
@@ -236,6 +237,27 @@ describe('what `notes get` loads besides Node itself (the built CLI, stdio as pi
       expect(loaded.filter((m) => /^NativeModule (module|internal\/source_map\/source_map)$/.test(m))).toEqual([]);
     } finally {
       server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('what `voice upload --no-wait` loads besides Node itself (the built CLI against a sandbox)', () => {
+  it('no node:fs/promises (and the readline, REPL history and node:os it brings): its preflight and upload read synchronously', async () => {
+    const sb = await startTestSandbox();
+    const dir = mkdtempSync(join(tmpdir(), 'notevox-startup-'));
+    const preload = join(dir, 'loaded.cjs');
+    writeFileSync(preload, "process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'));");
+    try {
+      const sample = join(import.meta.dirname, '..', '..', 'samples', 'hello.wav');
+      const r = await runCli(['voice', 'upload', sample, '--no-wait'], { baseUrl: sb.baseUrl, key: DEMO_KEYS.workspaceKey.token, configDir: dir, env: { NODE_OPTIONS: `--require ${preload}` } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toMatch(/^[\da-f-]{36}$/);
+      const loaded = JSON.parse(/^LOADED (.*)$/m.exec(r.stderr)![1]) as string[];
+      expect(loaded).toContain('NativeModule http'); // the list is the real one
+      expect(loaded.filter((m) => /^NativeModule (fs\/promises|internal\/fs\/promises|internal\/readline\/interface|internal\/repl\/history|os)$/.test(m))).toEqual([]);
+    } finally {
+      await sb.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

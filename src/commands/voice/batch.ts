@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { ApiClient } from '../../client/client.js';
 import { ApiError, explainError } from '../../client/errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
+import { fsPromises } from '../../io/require.js';
 import { cannotWrite, makeDirectory } from '../../io/fs-errors.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { paint, truncate } from '../../io/text.js';
@@ -44,15 +44,15 @@ interface Item {
 async function collectInputs(ctx: Context, paths: string[]): Promise<string[]> {
   const files: string[] = [];
   for (const p of paths) {
-    const st = await stat(p).catch(() => undefined);
+    const st = await fsPromises().stat(p).catch(() => undefined);
     if (!st?.isDirectory()) {
       files.push(p); // missing or unreadable files are reported by the preflight check
       continue;
     }
-    const names = (await readdir(p)).filter((n) => !n.startsWith('.')).sort();
+    const names = (await fsPromises().readdir(p)).filter((n) => !n.startsWith('.')).sort();
     for (const name of names) {
       const path = join(p, name);
-      if (!(await stat(path)).isFile()) continue;
+      if (!(await fsPromises().stat(path)).isFile()) continue;
       if (sniffAudio(await readHead(path))) files.push(path);
       else ctx.io.info(`Skipping ${path}: not WAV, MP3 or MP4/M4A audio.`);
     }
