@@ -442,6 +442,8 @@ export async function loadSplitSeed(db: Db, head: unknown, wordMemories: WordMem
   // seed's `now` as written; the checks then must find the same.
   const now = typeof head.now === 'string' && !Number.isNaN(Date.parse(head.now)) ? iso(head.now) : new Date().toISOString();
   wordMemories.start(now);
+  // The tail of the word memories first: the worker copies it in once its own rows are done (word-memories.ts).
+  await wordMemories.buildTail();
   try {
     const { seed, index } = analyze({ ...head, wordMemories: [] }, source);
     phase('checked the rest (schema and references)');
