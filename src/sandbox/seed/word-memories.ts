@@ -229,13 +229,14 @@ function tailBuilder(file: string, send: (r: TailResult) => void) {
 
 /**
  * The share of the array's bytes the start's thread takes, so that both threads are done at about the same time:
- * it loads the rest of the seed (about 70 ns of CPU per byte of it: checks, rows, indexes, quick_check) and the tail
- * (31 ns a byte of word memories, as the worker); the worker the other word memories, then copies the tail in (12 ns
- * a byte) and builds the unique index (6 ns a byte of all of them). Measured on the bench's seed; a guess elsewhere,
- * which makes the start slower, never different. None below TAIL_MIN_BYTES: a file of its own costs more than that.
+ * it loads the rest of the seed (about 67 ns of CPU per byte of it: checks, rows, indexes, quick_check) and the tail
+ * (38 ns a byte of word memories, with counting the items before it); the worker the other word memories (33 ns a
+ * byte), then copies the tail in (13.5 ns a byte) and builds the unique index (4.5 ns a byte of all of them).
+ * Measured on the bench's seed (phases: NOTEVOX_DEBUG=seed); a guess elsewhere, which can make the start slower,
+ * never different. None below TAIL_MIN_BYTES: a file of its own costs more than that.
  */
 export function tailShare(restBytes: number, arrayBytes: number): number {
-  const share = Math.min(0.6, (37 * arrayBytes - 70 * restBytes) / (50 * arrayBytes));
+  const share = Math.min(0.6, (37.5 * arrayBytes - 67 * restBytes) / (57.5 * arrayBytes));
   return share * arrayBytes >= TAIL_MIN_BYTES ? share : 0;
 }
 
