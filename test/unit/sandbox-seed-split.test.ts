@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoSeed } from '../../src/sandbox/demo-seed.js';
 import { prepareSandbox } from '../../src/sandbox/server.js';
-import { buildWordMemories, SPLIT_MARK, splitWordMemories, tailCut } from '../../src/sandbox/seed/word-memories.js';
+import { buildWordMemories, countBraces, SPLIT_MARK, splitWordMemories, tailCut } from '../../src/sandbox/seed/word-memories.js';
 
 /**
  * A big seed is split at its word memories (seed/word-memories.ts): they are built apart (a worker thread in the
@@ -276,6 +276,19 @@ describe('tailCut', () => {
     }
     expect(tailCut(bytes, 0, bytes.length, 0)).toBe(-1);
     expect(tailCut(Buffer.from('[{"a":1}]'), 0, 9, 0.5)).toBe(-1); // one item: nowhere to cut
+  });
+});
+
+describe('countBraces', () => {
+  it('counts the `{` of any range, at any alignment', () => {
+    const bytes = Buffer.from('{a{{b{{{{c{'.repeat(7) + '{ü{😀{');
+    for (let from = 0; from < 12; from++)
+      for (let to = from; to <= bytes.length; to += 5) {
+        let n = 0;
+        for (let i = from; i < to; i++) if (bytes[i] === 0x7b) n++;
+        expect(countBraces(bytes, from, to), `${from}-${to}`).toBe(n);
+        expect(countBraces(bytes.subarray(1), from, Math.min(to, bytes.length - 1))).toBe(countBraces(bytes, from + 1, Math.min(to + 1, bytes.length)));
+      }
   });
 });
 
