@@ -114,6 +114,7 @@ describe('a seed split at its word memories', () => {
     expect(whole.wordMemories).toHaveLength(600);
     expect((whole.tables!.tables.notes as unknown[]).length).toBe(demoSeed.notes!.length + 30);
     expect(await rows(seed, true)).toEqual(whole);
+    expect(await rows(seed, true, false, 0.5)).toEqual(whole); // a tail cut off: not built (escapes), all parsed by the build
     expect(logged.filter((l) => /loading it whole/.test(l))).toEqual([]);
   });
 

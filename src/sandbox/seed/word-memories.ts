@@ -272,6 +272,9 @@ export function tailCut(bytes: Buffer, start: number, end: number, share: number
  */
 async function buildTailFile(text: WorkerText, now: string, file: string): Promise<TailResult> {
   const { bytes, start, end, cut } = text;
+  // An escape anywhere in the array: the build parses it whole (build), the tail would be for nothing.
+  const escape = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(0x5c, start);
+  if (escape >= 0 && escape < end) return { ok: false, why: 'an escape in the text: parsed' };
   const firstId = 1 + countBraces(bytes, start, cut);
   const words = decode(bytes, cut, end);
   let scanned: Scanned | undefined;
