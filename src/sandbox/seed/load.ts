@@ -457,6 +457,8 @@ export async function loadSplitSeed(db: Db, head: unknown, wordMemories: WordMem
   const built = await wordMemories.result();
   phase('word memories done');
   if (!built.ok) throw new LoadWhole(built.why);
+  // said here, by the start's thread: the worker's own lines may not be through when the start ends
+  if (built.tailCopied) phase('(their tail copied in by the worker)');
   const { organizations, workspaces, users } = loader.index;
   for (const s of built.scopes) {
     const known = s.scope === 'user' ? /^\d+$/.test(s.id) && users.has(Number(s.id)) : s.scope === 'workspace' ? workspaces.has(s.id) : organizations.has(s.id);

@@ -193,14 +193,18 @@ function inThisThread(file: string, unavailable?: string): WordMemoriesBuild {
 }
 
 /**
- * The tail of a big array, built on the start's thread while the build (the worker) does the rest; the build's
- * critical path is the worker's. Measured on the bench's seed (1M word memories, 18 MB of other data; 2 cores): the
- * start's thread is done with the rest of the seed at about 1.65 s and the worker with its rows at 2.3 s, then the
- * unique index (0.37 s) and the copy of the rest (0.2 s). The tail is built first, before the rest of the seed: the
- * worker copies it in when its own rows are done (SQLite's transfer of the table's records and of its paging index's
- * into a table that is not empty, as the table has an INTEGER PRIMARY KEY and no unique index yet: about 0.7 µs a row,
- * where inserting it costs the worker 1.9 µs) and builds the unique index over the whole table while the start's
- * thread loads the rest of the seed.
+ * The tail of a big array, built on the start's thread while the build (the worker) does the rest. Without it, on the
+ * bench's seed (1M word memories, 18 MB of other data; 2 cores), the start's thread was done with the rest of the
+ * seed at about 1.6 s and idle until the worker was done with its rows (2.2 s) and the unique index (2.6 s), then
+ * copied the rest in (ready at 2.8 s). The tail is built first, before the rest of the seed: the worker copies it in
+ * once its own rows are done (SQLite's transfer of the table's records and of its paging index's into a table that is
+ * not empty, which it does as the table has an INTEGER PRIMARY KEY and no unique index yet: about 0.8 µs a row, where
+ * inserting it costs the worker 1.8 µs), then builds the unique index over the whole table while the start's thread
+ * loads the rest. Measured in the same bench window: both threads done at 2.33–2.37 s, ready at 2.6 s (2.84 s
+ * without). It costs CPU: the copy (0.23–0.26 s) and the start's rows (2.0 µs each): 0.3–0.5 s more in all, which a
+ * machine busy with other work pays in time. Rejected: the tail stolen after the start's own part (the unique index
+ * is then built after it, not beside the start's work: about 0.1 s later), and CHECK constraints ignored while
+ * the word memories go in (no difference measured).
  */
 function tailBuilder(file: string, send: (r: TailResult) => void) {
   const tailFile = `${file}-tail`;
