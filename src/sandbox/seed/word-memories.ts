@@ -202,9 +202,9 @@ function inThisThread(file: string, unavailable?: string): WordMemoriesBuild {
  * inserting it costs the worker 1.8 µs), then builds the unique index over the whole table while the start's thread
  * loads the rest. Measured in the same bench window: both threads done at 2.33–2.37 s, ready at 2.6 s (2.84 s
  * without). It costs CPU: the copy (0.23–0.26 s) and the start's rows (2.0 µs each): 0.3–0.5 s more in all, which a
- * machine busy with other work pays in time. Rejected: the tail stolen after the start's own part (the unique index
- * is then built after it, not beside the start's work: about 0.1 s later), and CHECK constraints ignored while
- * the word memories go in (no difference measured).
+ * machine busy with other work pays in time. Not built: the tail taken after the start's own part (the unique index
+ * then waits for it instead of being built beside the start's work: about 0.1 s later by these costs, not measured).
+ * Measured and rejected: CHECK constraints ignored while word memories go in (no difference).
  */
 function tailBuilder(file: string, send: (r: TailResult) => void) {
   const tailFile = `${file}-tail`;
