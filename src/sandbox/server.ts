@@ -55,6 +55,8 @@ export interface SandboxOptions {
   seedCacheDir?: string;
   /** Tests: split a seed at its word memories from this size of their text on (seed/word-memories.ts; default 1 Mi chars). */
   seedSplitMinChars?: number;
+  /** Tests: the share of a split seed's word memories built on the start's thread (seed/word-memories.ts, tailShare). */
+  seedTailShare?: number;
 }
 
 export interface RunningSandbox {
@@ -146,7 +148,7 @@ export async function prepareSandbox(opts: SandboxOptions) {
   const seeding = () => import('./seed/load.js');
   // A big seed's word memories are built apart (seed/word-memories.ts), on a second core: on one, that only adds the copy.
   const splitMinChars = opts.seedSplitMinChars ?? (availableParallelism() > 1 ? undefined : Number.POSITIVE_INFINITY);
-  const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await (await import('./seed/cache.js')).seedCache(opts.seedFile, opts.seedCacheDir, { splitMinChars }) : undefined;
+  const cache = opts.seedFile && opts.seedCacheDir && !stateHeld ? await (await import('./seed/cache.js')).seedCache(opts.seedFile, opts.seedCacheDir, { splitMinChars, tailShare: opts.seedTailShare }) : undefined;
   const seedRead = opts.seedFile && !cache ? seeding().then((s) => s.readSeedFile(opts.seedFile!)) : undefined;
   seedRead?.catch(() => {});
   const seedSource = opts.seedFile ? `seed file ${opts.seedFile}` : 'demo seed';

@@ -30,7 +30,7 @@ function start(seed: object, cache: string): Promise<{ code: number | null; firs
   const file = join(dir, 'seed.json');
   writeFileSync(file, JSON.stringify(seed));
   const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', '--verbose', '--rate-limit', '0', '--seed', file], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, CI: '1', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: join(dir, 'config'), NOTEVOX_CACHE_DIR: cache },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, CI: '1', NO_COLOR: '1', NOTEVOX_CONFIG_DIR: join(dir, 'config'), NOTEVOX_CACHE_DIR: cache, NOTEVOX_DEBUG: 'seed' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -49,6 +49,9 @@ describe('sandbox start on a big seed', () => {
     const r = await start(seedWith({ scope: 'workspace', scopeId: demoSeed.workspaces![0].guid, entry: 'last' }), cache);
     expect(r.first).toContain('"baseUrl"');
     expect(r.stderr).not.toContain('loading it whole');
+    // the tail of the array built by the start's thread, copied in by the worker (NOTEVOX_DEBUG=seed's steps)
+    expect(r.stderr).toMatch(/start .* built the tail of the word memories/);
+    expect(r.stderr).toMatch(/start .* \(their tail copied in by the worker\)/);
     expect(r.stderr).not.toMatch(/ExperimentalWarning|SQLite is an experimental/); // node:sqlite's warning is filtered in the worker too (Node 22)
     const seeds = join(cache, 'sandbox-seeds');
     const image = readdirSync(seeds).find((f) => f.endsWith('.sqlite'))!;

@@ -96,7 +96,11 @@ describe('the seed cache', () => {
     await started({ seedCacheDir: cache });
     const entry = readdirSync(cache).find((f) => f.endsWith('.sqlite'))!;
     const gone = spawnSync(process.execPath, ['-e', '0']).pid!; // a process that has exited
-    const orphans = [`${entry}.${gone}.tmp`, `${entry}.${gone}.tmp-journal`, `${entry}.${gone}.tmp-word-memories`, `${entry}.${gone}.tmp-word-memories-journal`];
+    const orphans = [
+      `${entry}.${gone}.tmp`, `${entry}.${gone}.tmp-journal`, `${entry}.${gone}.tmp-word-memories`, `${entry}.${gone}.tmp-word-memories-journal`,
+      // a split seed's word memories, and the tail of them built on the start's thread (seed/word-memories.ts)
+      `seed-build.${gone}.tmp-1-word-memories`, `seed-build.${gone}.tmp-1-word-memories-tail`, `seed-build.${gone}.tmp-1-word-memories-tail-journal`,
+    ];
     for (const f of orphans) writeFileSync(join(cache, f), 'half a build');
     rmSync(join(cache, entry));
     expect(await started({ seedCacheDir: cache })).toMatchObject({ status: 200, marker: 0 });

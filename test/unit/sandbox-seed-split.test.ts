@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoSeed } from '../../src/sandbox/demo-seed.js';
 import { prepareSandbox } from '../../src/sandbox/server.js';
-import { buildWordMemories, SPLIT_MARK, splitWordMemories } from '../../src/sandbox/seed/word-memories.js';
+import { buildWordMemories, countBraces, SPLIT_MARK, splitWordMemories, tailCut } from '../../src/sandbox/seed/word-memories.js';
 
 /**
  * A big seed is split at its word memories (seed/word-memories.ts): they are built apart (a worker thread in the
@@ -31,14 +31,14 @@ const wordMemories = (n: number) =>
   }));
 
 /** Start on `seed` (its text: JSON, pretty when `pretty`) with the cache, split or not; the rows, or the error. */
-async function rows(seed: unknown, split: boolean, pretty = false) {
+async function rows(seed: unknown, split: boolean, pretty = false, tailShare?: number) {
   const file = join(dir, `seed-${split}.json`);
   writeFileSync(file, typeof seed === 'string' ? seed : JSON.stringify(seed, null, pretty ? 2 : undefined));
   const cache = join(dir, `cache-${split}`);
   logged = [];
   let sb: Awaited<ReturnType<typeof prepareSandbox>>;
   try {
-    sb = await prepareSandbox({ seedFile: file, seedCacheDir: cache, seedSplitMinChars: split ? 0 : Number.MAX_SAFE_INTEGER, rateLimit: '0', verbose: true, log: (l) => logged.push(l) });
+    sb = await prepareSandbox({ seedFile: file, seedCacheDir: cache, seedSplitMinChars: split ? 0 : Number.MAX_SAFE_INTEGER, seedTailShare: tailShare, rateLimit: '0', verbose: true, log: (l) => logged.push(l) });
   } catch (e) {
     // no entry and no temporary file is left by a start that fails
     expect(existsSync(cache) ? readdirSync(cache).filter((f) => f.endsWith('.sqlite') || f.includes('.tmp')) : []).toEqual([]);
@@ -114,6 +114,7 @@ describe('a seed split at its word memories', () => {
     expect(whole.wordMemories).toHaveLength(600);
     expect((whole.tables!.tables.notes as unknown[]).length).toBe(demoSeed.notes!.length + 30);
     expect(await rows(seed, true)).toEqual(whole);
+    expect(await rows(seed, true, false, 0.5)).toEqual(whole); // a tail cut off: not built (escapes), all parsed by the build
     expect(logged.filter((l) => /loading it whole/.test(l))).toEqual([]);
   });
 
@@ -193,6 +194,102 @@ describe('a seed split at its word memories', () => {
       expect(whole).toHaveProperty('error');
       expect(await rows(broken, true)).toEqual(whole);
     }
+  });
+});
+
+describe('a split seed whose tail of word memories is built on the start\'s thread', () => {
+  const userId = demoSeed.users![0].id;
+  const ws = demoSeed.workspaces![0].guid;
+  /** Items of the plain shape that is scanned, without ids or each with one. */
+  const plain = (n: number, ids: boolean) =>
+    Array.from({ length: n }, (_, j) => ({
+      ...(ids ? { id: 50_000 - 3 * j } : {}),
+      scope: j % 2 ? 'user' : 'workspace',
+      scopeId: j % 2 ? (j % 3 ? userId : String(userId)) : ws,
+      entry: `tail-${j}-ü`,
+      ...(j % 4 === 0 ? { subEntry: j % 8 ? `s${j}` : null } : {}),
+      ...(j % 5 === 0 ? { createdAt: '2026-02-03T04:05:06+01:00' } : {}),
+    }));
+  /** The word memories' build alone, its tail (`share` of the bytes) built here first. */
+  async function built(items: unknown[], share: number) {
+    const bytes = Buffer.from(`{"wordMemories": ${JSON.stringify(items, null, 1)}}`);
+    const sub = mkdtempSync(join(dir, 'wm-'));
+    const build = buildWordMemories(join(sub, 'wm.sqlite'));
+    build.input(bytes, 17, bytes.length - 1, share);
+    build.start('2026-06-01T00:00:00.000Z');
+    await build.buildTail();
+    const result = await build.result();
+    await build.cancel();
+    expect(readdirSync(sub)).toEqual([]); // the tail's file too
+    return result;
+  }
+
+  it('loads what loading it whole loads, the tail copied in after the rows of the head, for items with and without ids', async () => {
+    for (const ids of [false, true]) {
+      const items = plain(400, ids);
+      for (const share of [0.1, 0.5, 0.95]) expect(await built(items, share)).toMatchObject({ ok: true, count: 400, scanned: true, tailCopied: true });
+      const seed = { ...demoSeed, now: '2026-06-01T00:00:00Z', wordMemories: items };
+      const whole = await rows(seed, false);
+      expect(whole.error).toBeUndefined();
+      for (const share of [0.3, 0.7]) {
+        for (const pretty of [false, true]) expect(await rows(seed, true, pretty, share)).toEqual(whole);
+        expect(logged.filter((l) => /loading it whole/.test(l))).toEqual([]);
+      }
+    }
+  });
+
+  it('inserts the tail itself, the same rows, when the tail was numbered otherwise than its head ends (a `{` in an entry of the head)', async () => {
+    const items = plain(400, false).map((w, j) => (j === 3 ? { ...w, entry: 'a{b' } : w));
+    expect(await built(items, 0.5)).toMatchObject({ ok: true, count: 400, scanned: true, tailCopied: false });
+    const seed = { ...demoSeed, now: '2026-06-01T00:00:00Z', wordMemories: items };
+    const whole = await rows(seed, false);
+    expect(whole.error).toBeUndefined();
+    expect(await rows(seed, true, false, 0.5)).toEqual(whole);
+  });
+
+  it('reports a duplicate entry or id across the head and the tail as loading it whole does', async () => {
+    const noIds = plain(400, false);
+    const withIds = plain(400, true);
+    const cases = [
+      [...noIds, { scope: 'workspace', scopeId: ws, entry: noIds[2].entry }], // the same entry in the same scope
+      [...withIds, { id: withIds[2].id, scope: 'user', scopeId: userId, entry: 'another' }], // the same id
+    ];
+    for (const items of cases) {
+      expect(await built(items, 0.5)).toMatchObject({ ok: false });
+      const seed = { ...demoSeed, wordMemories: items };
+      const whole = await rows(seed, false);
+      expect(whole).toHaveProperty('error');
+      expect(await rows(seed, true, false, 0.5)).toEqual(whole);
+      expect(logged.filter((l) => /loading it whole/.test(l))).toHaveLength(1);
+    }
+  });
+});
+
+describe('tailCut', () => {
+  it('cuts at a comma between two items, never in a string', () => {
+    const items = [{ entry: 'a},{' }, { entry: 'b},{"', scope: 'x' }, { entry: 'c' }, { entry: 'd' }];
+    const text = JSON.stringify(items);
+    const bytes = Buffer.from(text);
+    for (let share = 0.05; share < 1; share += 0.05) {
+      const cut = tailCut(bytes, 0, bytes.length, share);
+      if (cut < 0) continue;
+      expect(JSON.parse(`${text.slice(0, cut)}]`).length + JSON.parse(`[${text.slice(cut + 1)}`).length).toBe(items.length);
+    }
+    expect(tailCut(bytes, 0, bytes.length, 0)).toBe(-1);
+    expect(tailCut(Buffer.from('[{"a":1}]'), 0, 9, 0.5)).toBe(-1); // one item: nowhere to cut
+  });
+});
+
+describe('countBraces', () => {
+  it('counts the `{` of any range, at any alignment', () => {
+    const bytes = Buffer.from('{a{{b{{{{c{'.repeat(7) + '{ü{😀{');
+    for (let from = 0; from < 12; from++)
+      for (let to = from; to <= bytes.length; to += 5) {
+        let n = 0;
+        for (let i = from; i < to; i++) if (bytes[i] === 0x7b) n++;
+        expect(countBraces(bytes, from, to), `${from}-${to}`).toBe(n);
+        expect(countBraces(bytes.subarray(1), from, Math.min(to, bytes.length - 1))).toBe(countBraces(bytes, from + 1, Math.min(to + 1, bytes.length)));
+      }
   });
 });
 

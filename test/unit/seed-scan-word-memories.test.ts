@@ -155,3 +155,44 @@ describe('scanWordMemories', () => {
     for (const text of cases) await check(text, false);
   });
 });
+
+describe('scanWordMemories in two parts (the tail built apart, word-memories.ts)', () => {
+  /** The head `text[0, cut]` and the tail `text[cut, end)` (the comma in both) scanned one after the other into one table. */
+  const parts = (text: string, cut: number, firstId?: number) =>
+    load((prepare) => {
+      const head = scanWordMemories(text.slice(0, cut + 1), NOW, prepare, { head: true });
+      const tail = head && scanWordMemories(text.slice(cut), NOW, prepare, { tail: true, withIds: head.withIds, firstId });
+      return head && tail ? { count: head.count + tail.count, withIds: [head.withIds, tail.withIds] } : 'declined';
+    });
+  const commas = (text: string) => [...text.matchAll(/\},\s*\{/g)].map((m) => m.index + 1);
+
+  it('loads what the whole array loads, for a cut between any two items, the tail numbered by the table or from firstId', async () => {
+    const items = Array.from({ length: 9 }, (_, j) => ({ ...item(j), ...(j % 4 === 0 ? { subEntry: `s${j}` } : {}) }));
+    for (const text of [JSON.stringify(items), JSON.stringify(items, null, 2), JSON.stringify(items.map((w, j) => ({ id: 100 - j, ...w })))]) {
+      const { result: _, ...whole } = await load((prepare) => scanWordMemories(text, NOW, prepare)?.count);
+      for (const cut of commas(text)) {
+        const head = text.slice(0, cut).split('"entry"').length - 1;
+        for (const firstId of text.includes('"id"') ? [undefined] : [undefined, head + 1]) {
+          const { result, ...rows } = await parts(text, cut, firstId);
+          expect(result).toMatchObject({ count: items.length });
+          expect(rows).toEqual(whole); // the same rows, ids, counter and scopes
+        }
+      }
+    }
+  });
+
+  it('declines a head that does not end after a comma between items, a tail that does not start with one, and ids in one part only', async () => {
+    const text = JSON.stringify([item(1), item(2), item(3)]);
+    const cut = commas(text)[0];
+    for (const [head, tail] of [
+      [text.slice(0, cut), text.slice(cut)], // the head without its comma
+      [`${text.slice(0, cut)}]`, text.slice(cut)],
+      [text.slice(0, cut + 1), text.slice(cut + 1)], // the tail without it
+      [text.slice(0, cut + 1), `[${text.slice(cut + 1)}`],
+      [text.slice(0, cut + 1), text.slice(cut, -1)], // no end
+    ])
+      expect((await load((prepare) => (scanWordMemories(head, NOW, prepare, { head: true }) && scanWordMemories(tail, NOW, prepare, { tail: true })) ?? 'declined')).result, `${head} | ${tail}`).toBe('declined');
+    const mixed = JSON.stringify([item(1), { id: 7, ...item(2) }]);
+    expect((await parts(mixed, commas(mixed)[0])).result).toBe('declined');
+  });
+});

@@ -52,7 +52,7 @@ interface Sidecar {
 const seedHash = (bytes: Buffer) => createHash('sha256').update(`notevox-seed-cache/${SCHEMA_VERSION}\n`).update(bytes).digest('hex').slice(0, 40);
 
 /** Look the seed file up in the cache directory; `undefined` when it cannot be read (the ordinary path names the problem). */
-export async function seedCache(seedFile: string, dir: string, opts: { splitMinChars?: number } = {}): Promise<SeedCacheEntry | undefined> {
+export async function seedCache(seedFile: string, dir: string, opts: { splitMinChars?: number; tailShare?: number } = {}): Promise<SeedCacheEntry | undefined> {
   const statFile = join(dir, `${createHash('sha256').update(resolve(seedFile)).digest('hex').slice(0, 40)}.stat.json`);
   const stamp = fileStamp(seedFile);
   const known = stamp ? cachedByStamp(seedFile, dir, statFile, stamp) : undefined;
@@ -89,7 +89,7 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
     // not cached yet (or a damaged entry): the start loads the seed into a new entry
   }
   const tmp = `${image}.${process.pid}.tmp`;
-  const split = splitSeed(bytes, seedFile, early ?? (() => startWordMemories(dir)), opts.splitMinChars);
+  const split = splitSeed(bytes, seedFile, early ?? (() => startWordMemories(dir)), opts);
   const seed = split ? undefined : parseSeedText(bytes.toString('utf8'), seedFile);
   const apiKeys = () => ((split?.head ?? seed) as { apiKeys?: unknown }).apiKeys;
   return {
@@ -144,15 +144,15 @@ async function readShared(file: string): Promise<Buffer> {
  * The seed split at a big wordMemories array, its word memories building (in `file`) while the rest is parsed;
  * undefined when it has none, or when the rest does not parse (parsing the whole text then says why).
  */
-function splitSeed(bytes: Buffer, seedFile: string, build: WordMemoriesBuild | (() => WordMemoriesBuild), minChars?: number): SeedCacheEntry['split'] {
-  const parts = splitWordMemories(bytes, minChars);
+function splitSeed(bytes: Buffer, seedFile: string, build: WordMemoriesBuild | (() => WordMemoriesBuild), opts: { splitMinChars?: number; tailShare?: number }): SeedCacheEntry['split'] {
+  const parts = splitWordMemories(bytes, opts.splitMinChars);
   if (!parts) {
     if (typeof build !== 'function') void build.cancel();
     return undefined;
   }
   phase('split it at its word memories');
   const wordMemories = typeof build === 'function' ? build() : build;
-  wordMemories.input(bytes, parts.start, parts.end);
+  wordMemories.input(bytes, parts.start, parts.end, opts.tailShare);
   let head: unknown;
   try {
     head = parseSeedText(parts.head, seedFile);

@@ -442,6 +442,8 @@ export async function loadSplitSeed(db: Db, head: unknown, wordMemories: WordMem
   // seed's `now` as written; the checks then must find the same.
   const now = typeof head.now === 'string' && !Number.isNaN(Date.parse(head.now)) ? iso(head.now) : new Date().toISOString();
   wordMemories.start(now);
+  // The tail of the word memories first: the worker copies it in once its own rows are done (word-memories.ts).
+  await wordMemories.buildTail();
   try {
     const { seed, index } = analyze({ ...head, wordMemories: [] }, source);
     phase('checked the rest (schema and references)');
@@ -455,6 +457,8 @@ export async function loadSplitSeed(db: Db, head: unknown, wordMemories: WordMem
   const built = await wordMemories.result();
   phase('word memories done');
   if (!built.ok) throw new LoadWhole(built.why);
+  // said here, by the start's thread: the worker's own lines may not be through when the start ends
+  if (built.tailCopied) phase('(their tail copied in by the worker)');
   const { organizations, workspaces, users } = loader.index;
   for (const s of built.scopes) {
     const known = s.scope === 'user' ? /^\d+$/.test(s.id) && users.has(Number(s.id)) : s.scope === 'workspace' ? workspaces.has(s.id) : organizations.has(s.id);

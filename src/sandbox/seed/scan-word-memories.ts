@@ -20,6 +20,8 @@ import { isInstant } from './schema.js';
 
 export interface Scanned {
   count: number;
+  /** The items have ids (else they were numbered: by the table, or from `firstId`). */
+  withIds: boolean;
   /** Every scope (type and id as stored) the items name, once. */
   scopes: Array<{ scope: string; id: string }>;
 }
@@ -34,12 +36,28 @@ const Key = { None: 0, Scope: 1, ScopeId: 2, Entry: 3, SubEntry: 4, Id: 5, Creat
 type Key = (typeof Key)[keyof typeof Key];
 
 /**
+ * The array scanned in two parts (word-memories.ts: its tail is built on the start's thread). `head`: the text is its
+ * first part, `[` and items each followed by its comma (it ends after the comma where the array was cut); `tail`: the
+ * rest, that comma, items and `]`. `withIds`: whether the items must have ids (as the first part's decided);
+ * `firstId`: the id of the first item when they have none (the table's numbering starts again at 1 in a file of its
+ * own).
+ */
+export interface ScanPart {
+  head?: boolean;
+  tail?: boolean;
+  withIds?: boolean;
+  firstId?: number;
+}
+
+/**
  * Insert the word memories of `text` (the seed's wordMemories array) with `prepare` (Db.bulk's); `now` is the
  * createdAt of those without one. Returns undefined as soon as the text is not of the shape scanned (the rows
  * inserted until then are to be discarded with the database).
  */
-export function scanWordMemories(text: string, now: string, prepare: (sql: string) => (values: readonly unknown[]) => void): Scanned | undefined {
+export function scanWordMemories(text: string, now: string, prepare: (sql: string) => (values: readonly unknown[]) => void, part: ScanPart = {}): Scanned | undefined {
   if (text.includes('\\')) return undefined;
+  /** The next id to give an item without one, when they are numbered here (not by the table). */
+  let nextId = part.firstId ?? 0;
   /** Items have ids (decided by the first one), the statements with their columns (prepared at the first item). */
   let withIds = false;
   let width = 0;
@@ -55,9 +73,9 @@ export function scanWordMemories(text: string, now: string, prepare: (sql: strin
   let count = 0;
 
   let i = skip(text, 0);
-  if (text.charCodeAt(i) !== 0x5b) return undefined; // [
+  if (text.charCodeAt(i) !== (part.tail ? 0x2c : 0x5b)) return undefined; // [ (or the comma before the tail)
   i = skip(text, i + 1);
-  if (text.charCodeAt(i) === 0x5d) i++; // ]: no items
+  if (text.charCodeAt(i) === 0x5d && !part.head && !part.tail) i++; // ]: no items
   else
     for (;;) {
       if (text.charCodeAt(i) !== 0x7b) return undefined; // {
@@ -137,7 +155,8 @@ export function scanWordMemories(text: string, now: string, prepare: (sql: strin
       if (scope < 0 || scopeId === undefined || entry === undefined) return undefined;
       if (count === 0) {
         withIds = id > 0;
-        const columns = [...(withIds ? ['id'] : []), 'scope_type', 'scope_id', 'entry', 'sub_entry', 'created_at'];
+        if (part.withIds !== undefined && part.withIds !== withIds) return undefined;
+        const columns = [...(withIds || nextId > 0 ? ['id'] : []), 'scope_type', 'scope_id', 'entry', 'sub_entry', 'created_at'];
         const tuple = `(${columns.map(() => '?').join(', ')})`;
         width = columns.length;
         insert = (rows) => prepare(`INSERT INTO word_memories (${columns.join(', ')}) VALUES ${Array.from({ length: rows }, () => tuple).join(', ')}`);
@@ -146,6 +165,7 @@ export function scanWordMemories(text: string, now: string, prepare: (sql: strin
       }
       if (withIds !== id > 0) return undefined;
       if (withIds) values[filled++] = id;
+      else if (nextId > 0) values[filled++] = nextId++;
       values[filled++] = WORD_MEMORY_SCOPES[scope];
       values[filled++] = scopeId;
       values[filled++] = entry;
@@ -167,15 +187,16 @@ export function scanWordMemories(text: string, now: string, prepare: (sql: strin
       count++;
       const next = text.charCodeAt(i);
       i = skip(text, i + 1);
-      if (next === 0x5d) break; // ]
+      if (next === 0x5d && !part.head) break; // ]
       if (next !== 0x2c) return undefined; // ,
+      if (part.head && i === text.length) break; // the end of the first part
     }
   if (skip(text, i) !== text.length) return undefined;
   if (filled > 0) {
     const one = insert(1);
     for (let at = 0; at < filled; at += width) one(values.slice(at, at + width));
   }
-  return { count, scopes: [...scopes].flatMap(([id, given]) => WORD_MEMORY_SCOPES.filter((_, s) => given & (1 << s)).map((scope) => ({ scope, id }))) };
+  return { count, withIds, scopes: [...scopes].flatMap(([id, given]) => WORD_MEMORY_SCOPES.filter((_, s) => given & (1 << s)).map((scope) => ({ scope, id }))) };
 }
 
 /** The index of the first character at or after `i` that is not JSON whitespace. */
