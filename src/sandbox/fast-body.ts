@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { charCount, LIMITS } from '../contract/limits.js';
 import { wmCreateBody } from '../contract/schemas.js';
 import { isRecord } from '../io/values.js';
+import { markPlainTexts } from './plain-texts.js';
 
 /**
  * Hand-written checks of the request bodies that come in bulk (a 1000-item word-memory create), which zod takes
@@ -66,12 +67,6 @@ export const FAST_BODIES = new Map<z.ZodType, FastBody>([[wmCreateBody, wmCreate
  */
 export type FastText = (text: string) => unknown;
 
-/** Bodies made by a FastText check whose every text is plain: printable ASCII without `"` or `\`, which JSON writes as it is. */
-const PLAIN_TEXTS = new WeakSet<object>();
-
-/** Whether every text of `body` is plain (it came from wmCreateText): JSON writes each as its characters in quotes. */
-export const hasPlainTexts = (body: object): boolean => PLAIN_TEXTS.has(body);
-
 /** Whether `t` has `word` at `at` (String#startsWith with a position, which as a builtin call cost half of the scan). */
 function has(t: string, at: number, word: string): boolean {
   if (at + word.length > t.length) return false;
@@ -134,9 +129,7 @@ function wmCreateText(t: string): z.infer<typeof wmCreateBody> | undefined {
     else if (c === 0x5d && t.charCodeAt(i + 1) === 0x7d && i + 2 === t.length) break;
     else return undefined;
   }
-  const body = { entries: out };
-  PLAIN_TEXTS.add(body);
-  return body;
+  return markPlainTexts({ entries: out });
 }
 
 /** The text check of each schema that has one. */

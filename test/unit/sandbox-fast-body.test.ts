@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/contract/limits.js';
 import { wmCreateBody, wmText } from '../../src/contract/schemas.js';
 import { seededRandom } from '../../src/sandbox/faults.js';
-import { FAST_BODIES, FAST_TEXTS, hasPlainTexts, isWordMemoryText } from '../../src/sandbox/fast-body.js';
+import { FAST_BODIES, FAST_TEXTS, isWordMemoryText } from '../../src/sandbox/fast-body.js';
+import { hasPlainTexts } from '../../src/sandbox/plain-texts.js';
 
 /** The hand-written body checks accept exactly what their schema accepts, and give what its parse gives. */
 

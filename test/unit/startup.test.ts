@@ -1,4 +1,5 @@
 import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +11,7 @@ import { main } from '../../src/cli.js';
 import { createMemoryIO } from '../../src/io/memory.js';
 import { buildProgram, commandIndex, firstOperand, root, type CommandIndex } from '../../src/program.js';
 import { DEMO_KEYS } from '../../src/sandbox/demo-seed.js';
-import { runCli } from '../helpers/cli.js';
+import { BIN, cliEnv, runCli } from '../helpers/cli.js';
 import { K } from '../helpers/expect.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
@@ -295,5 +296,39 @@ describe('what `auth login` and a write load (the built CLI against a sandbox): 
     const debug = await run(['folders', 'create', 'Startup probe (debug)', '--workspace', 'Sales', '-o', 'json', '--debug']);
     expect(debug.exitCode, debug.stderr).toBe(0);
     expect(zodLoaded(debug.stderr)).toBe('true');
+  });
+});
+
+describe('what `sandbox start` loads before it listens (the built CLI)', () => {
+  it('no zod: the request schemas are built after the listening line (validation-load.ts), not by a module the start imports', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'notevox-startup-'));
+    // zod's core sets globalThis.__zod_globalConfig when it loads; the preload looks when the first line reaches stdout.
+    const preload = join(dir, 'zod-at-listen.cjs');
+    writeFileSync(
+      preload,
+      "const write = process.stdout.write.bind(process.stdout); let first = true; process.stdout.write = (...a) => { if (first) { first = false; process.stderr.write('\\nZOD ' + ('__zod_globalConfig' in globalThis) + '\\n'); } return write(...a); };",
+    );
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json'], {
+      env: { ...(cliEnv({ configDir: dir }) as Record<string, string>), NODE_OPTIONS: `--require ${preload}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const listening = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out);
+        });
+        child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}: ${stderr}`)));
+      });
+      expect(JSON.parse(listening.split('\n')[0])).toHaveProperty('baseUrl'); // it listened
+      await new Promise((r) => setTimeout(r, 50));
+      expect(/^ZOD (true|false)$/m.exec(stderr)?.[1], stderr).toBe('false');
+    } finally {
+      child.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { Shape } from '../../contract/api.js';
 import { PAGE_SIZES } from '../../contract/limits.js';
 import { isUserKey, reachesWorkspace } from '../access.js';
-import { hasPlainTexts } from '../fast-body.js';
+import { hasPlainTexts } from '../plain-texts.js';
 import { conflict, forbidden, keysetPage, notFound } from '../http.js';
 import { WM_OPS, type CanonicalEndpointId, type WordMemoryOp, type WordMemoryScopeKey } from '../../contract/endpoints.js';
 import { JsonText, type Answer, type Handler, type HandlerContext } from '../types.js';
