@@ -43,6 +43,12 @@ export interface Db {
    * update as they go in. Only these statements may run inside `fn`.
    */
   bulk<T>(fn: (prepare: (sql: string) => (values: readonly unknown[]) => void) => T, keep?: readonly string[]): T;
+  /**
+   * Drop the secondary indexes (of `table`, or of every table) but those named in `keep`, as bulk() does before its
+   * rows; their SQL, to build them again. For a load in more than one step (bulk() and a copy after it) whose indexes
+   * are to be built once, after the last: bulk() then finds them gone and leaves them so.
+   */
+  dropIndexes(keep: readonly string[], table?: string): string[];
   /** Run `fn` in a transaction (savepoints when nested): committed when it returns, rolled back when it throws. `fn` must be synchronous. */
   tx<T>(fn: () => T): T;
   /** The whole database as SQLite file bytes. */
@@ -587,10 +593,7 @@ class NodeDb implements Db {
     return this.tx(() => {
       this.txChanged = true;
       // Secondary indexes are built once after the rows, not updated row by row.
-      const indexes = (sql.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as Array<{ name: string; sql: string }>).filter(
-        (ix) => !keep.includes(ix.name),
-      );
-      for (const ix of indexes) sql.exec(`DROP INDEX "${ix.name}"`);
+      const indexes = this.dropIndexes(keep);
       this.inBulk = true;
       let result: T;
       try {
@@ -599,9 +602,18 @@ class NodeDb implements Db {
         this.inBulk = false;
         this.dataVersion++;
       }
-      for (const ix of indexes) sql.exec(ix.sql);
+      for (const ix of indexes) sql.exec(ix);
       return result;
     });
+  }
+
+  dropIndexes(keep: readonly string[], table?: string): string[] {
+    this.writable();
+    const sql = this.open();
+    const all = sql.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL${table === undefined ? '' : ' AND tbl_name = ?'}`);
+    const indexes = (all.all(...(table === undefined ? [] : [table])) as Array<{ name: string; sql: string }>).filter((ix) => !keep.includes(ix.name));
+    for (const ix of indexes) sql.exec(`DROP INDEX "${ix.name}"`);
+    return indexes.map((ix) => ix.sql);
   }
 
   tx<T>(fn: () => T): T {

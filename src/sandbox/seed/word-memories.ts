@@ -312,12 +312,7 @@ export function countBraces(bytes: Uint8Array, from: number, to: number): number
 }
 
 /** Drop the indexes of word_memories that a bulk load builds after its rows (not KEPT_INDEXES); their SQL, to build them. */
-function deferIndexes(db: Db): string[] {
-  const later = db.all<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'word_memories' AND sql IS NOT NULL");
-  const dropped = later.filter((ix) => !KEPT_INDEXES.includes(ix.name));
-  for (const ix of dropped) db.run(`DROP INDEX "${ix.name}"`);
-  return dropped.map((ix) => ix.sql);
-}
+const deferIndexes = (db: Db): string[] => db.dropIndexes(KEPT_INDEXES, 'word_memories');
 
 type Parsed = { items: Seed['wordMemories']; firstId: number } | { why: string };
 
