@@ -1,3 +1,4 @@
+import { commaItems } from './commands/comma-items.js';
 import type { GlobalOptions } from './commands/types.js';
 import type { Context } from './commands/types.js';
 import { LIMITS } from './contract/limits.js';
@@ -71,7 +72,7 @@ const readNotes = () => import('./commands/notes/read.js') as unknown as Promise
 const fastLocale = (v: string) => (LIMITS.localePattern.test(v) ? v : undefined);
 /** commands/args.ts translationLocales (commaList of locale): the distinct locales, or undefined (commander refuses it). */
 function fastLocales(v: string): string[] | undefined {
-  const parts = [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))];
+  const parts = commaItems(v);
   return parts.length > 0 && parts.length <= LIMITS.translationLocalesMax && parts.every((p) => LIMITS.localePattern.test(p)) ? parts : undefined;
 }
 

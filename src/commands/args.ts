@@ -3,6 +3,7 @@ import { EVENT_ID_PATTERN } from '../contract/events.js';
 import { charCount, DOCUMENT_LOCALES, LIMITS } from '../contract/limits.js';
 import { parseIsoInstant } from '../dates.js';
 import { didYouMean } from '../suggest.js';
+import { commaItems } from './comma-items.js';
 
 /**
  * The commander argument parsers of every command (`.option('--limit <n>', '…', integer(1, 1000))`,
@@ -151,7 +152,7 @@ export function boundedText(what: string, limits: { min: number; max: number }) 
 /** A comma-separated list (`a,b,c`), items trimmed, empty and repeated ones dropped, each checked by `item`, at most `max`. */
 export function commaList<T>(item: (value: string) => T, o: { max?: number; hint?: string } = {}) {
   return (value: string): T[] => {
-    const parts = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
+    const parts = commaItems(value);
     if (parts.length === 0) invalid('names nothing', o.hint);
     if (o.max !== undefined && parts.length > o.max) invalid(`names ${parts.length} items, at most ${o.max} are allowed`, o.hint);
     return parts.map((p) => {
