@@ -111,34 +111,28 @@ export function shortCount(n: number): string {
 
 export const tail = (s: string, lines = 3) => s.trim().split('\n').slice(-lines).join(' | ');
 
-/** CPU time (user + system) a running process has used so far, in ms; undefined off Linux or once it is gone. */
-export function cpuMs(pid: number | undefined): number | undefined {
-  if (!pid) return undefined;
+/**
+ * Two clock-tick fields of a /proc stat file added, in ms (100 ticks per second on Linux); `at`: their index among the
+ * fields after the command name (which may hold spaces). undefined off Linux or once the process is gone.
+ */
+function statMs(path: string, at: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of /proc/PID/stat (11 and 12 after the name), in clock ticks (100 per second on Linux)
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    return ((Number(fields[at]) + Number(fields[at + 1])) * 1000) / 100;
   } catch {
     return undefined;
   }
 }
 
+/** CPU time (user + system) a running process has used so far, in ms (utime and stime: fields 14 and 15 of proc(5)). */
+export const cpuMs = (pid: number | undefined): number | undefined => (pid ? statMs(`/proc/${pid}/stat`, 11) : undefined);
+
 /**
- * CPU time (user + system, ms) of this process's children that have exited and been waited for (cutime + cstime of
- * /proc/self/stat): the difference around a runNode call is that child's CPU, when no other child ended meanwhile.
- * undefined off Linux.
+ * CPU time (user + system, ms) of this process's children that have exited and been waited for (cutime and cstime:
+ * fields 16 and 17): the difference around a runNode call is that child's CPU, when no other child ended meanwhile.
  */
-export function childrenCpuMs(): number | undefined {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // cutime and cstime are fields 16 and 17 (13 and 14 after the name), in clock ticks
-    return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
-  } catch {
-    return undefined;
-  }
-}
+export const childrenCpuMs = (): number | undefined => statMs('/proc/self/stat', 13);
 
 /** VmHWM (peak resident set) of a running process in MB; undefined off Linux or once it is gone. */
 export function vmHwmMb(pid: number | undefined): number | undefined {

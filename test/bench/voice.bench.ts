@@ -6,11 +6,11 @@
 // calls (fixtures/voice-node.mjs) is timed against curl too: what Node itself costs a client, with no notevox code.
 // Beside the ratios, the CPU each side spent (the client's processes, the sandbox's threads), read from /proc.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
 import { writeLargeWav } from '../helpers/audio.js';
-import { api, BENCH_ROOT, FIXTURES, NotApplicable, runNode, tail, type BenchContext, type Sandbox } from './lib.js';
+import { api, BENCH_ROOT, childrenCpuMs, cpuMs, FIXTURES, NotApplicable, runNode, tail, type BenchContext, type Sandbox } from './lib.js';
 import { series } from './results.js';
 import { alternate, median, pairRatios, repeat } from './stats.js';
 
@@ -25,30 +25,15 @@ const deleteJob = (sb: Sandbox, id: string) => api(sb.baseUrl, sb.key(KEY_ID), '
  * CPU time (user + system, ms) for the breakdowns printed beside the ratios, read from /proc without touching the
  * processes timed: the sandbox's (all its threads, receiving and writing the upload) from its own stat, and the clients'
  * (the CLI's node process, curl's processes) from this process's children's total, which grows by a child's CPU when
- * it is reaped. Linux only (undefined elsewhere), in clock ticks of 10 ms: medians over the pairs.
+ * it is reaped (lib.ts cpuMs, childrenCpuMs). Linux only, in clock ticks of 10 ms: medians over the pairs.
  */
-const TICK_MS = 10;
-function statTicks(path: string, fields: [number, number]): number | undefined {
-  try {
-    // Fields after the command name (which may hold spaces), counted from `state` (field 3 of proc(5)) as 0.
-    const f = readFileSync(path, 'utf8').split(') ').pop()!.split(' ');
-    return (Number(f[fields[0] - 3]) + Number(f[fields[1] - 3])) * TICK_MS;
-  } catch {
-    return undefined;
-  }
-}
-/** utime + stime of process `pid` (14, 15 in proc(5)). */
-const cpuOf = (pid: number) => statTicks(`/proc/${pid}/stat`, [14, 15]);
-/** cutime + cstime of this process: its reaped children's CPU (16, 17 in proc(5)). */
-const childrenCpu = () => statTicks('/proc/self/stat', [16, 17]);
-
 /** CPU spent by the sandbox and by this process's children while `fn` runs, pushed to `into` when known. */
 async function cpuAround<T>(sb: Sandbox, into: { sandbox: number[]; client: number[] } | undefined, fn: () => Promise<T>): Promise<T> {
-  const s0 = cpuOf(sb.pid);
-  const c0 = childrenCpu();
+  const s0 = cpuMs(sb.pid);
+  const c0 = childrenCpuMs();
   const r = await fn();
-  const s1 = cpuOf(sb.pid);
-  const c1 = childrenCpu();
+  const s1 = cpuMs(sb.pid);
+  const c1 = childrenCpuMs();
   if (into && s0 !== undefined && s1 !== undefined) into.sandbox.push(s1 - s0);
   if (into && c0 !== undefined && c1 !== undefined) into.client.push(c1 - c0);
   return r;
@@ -99,25 +84,23 @@ async function curlThreeCalls(sb: Sandbox, file: string, phases?: { create: numb
   const auth = ['-H', `Authorization: Bearer ${sb.key(KEY_ID)}`, '-H', 'Content-Type: application/json'];
   const url = (path: string) => sb.baseUrl.replace(/\/+$/, '') + path;
   const started = performance.now();
-  const s0 = cpuOf(sb.pid);
-  const c0 = childrenCpu();
-  const job = JSON.parse(await runTool('curl', ['-sS', '--fail', ...auth, '-X', 'POST', '-d', '{}', url(buildPath(endpoint('voice.create')))])) as { id: string; uploadUri: string };
+  let jobId: string | undefined;
   try {
-    const created = performance.now();
-    await runTool('curl', ['-sS', '--fail', '-o', '/dev/null', '-T', file, '-H', 'Content-Type: audio/wav', job.uploadUri]);
-    const put = performance.now();
-    await runTool('curl', ['-sS', '--fail', '-o', '/dev/null', ...auth, '-X', 'PUT', url(buildPath(endpoint('voice.uploadComplete'), { jobId: job.id }))]);
-    const done = performance.now();
-    const s1 = cpuOf(sb.pid);
-    const c1 = childrenCpu();
-    if (cpu && s0 !== undefined && s1 !== undefined) cpu.sandbox.push(s1 - s0);
-    if (cpu && c0 !== undefined && c1 !== undefined) cpu.client.push(c1 - c0);
+    const { created, put, done } = await cpuAround(sb, cpu, async () => {
+      const job = JSON.parse(await runTool('curl', ['-sS', '--fail', ...auth, '-X', 'POST', '-d', '{}', url(buildPath(endpoint('voice.create')))])) as { id: string; uploadUri: string };
+      jobId = job.id;
+      const created = performance.now();
+      await runTool('curl', ['-sS', '--fail', '-o', '/dev/null', '-T', file, '-H', 'Content-Type: audio/wav', job.uploadUri]);
+      const put = performance.now();
+      await runTool('curl', ['-sS', '--fail', '-o', '/dev/null', ...auth, '-X', 'PUT', url(buildPath(endpoint('voice.uploadComplete'), { jobId: job.id }))]);
+      return { created, put, done: performance.now() };
+    });
     phases?.create.push(created - started);
     phases?.put.push(put - created);
     phases?.complete.push(done - put);
     return (done - started) / 1000;
   } finally {
-    await deleteJob(sb, job.id);
+    if (jobId) await deleteJob(sb, jobId);
   }
 }
 
