@@ -214,11 +214,12 @@ export async function run(ctx: BenchContext): Promise<void> {
   // What Node itself costs a client, as the node:http one-shot shows for `notes get`: node:http scripts making the same
   // three calls as whole processes beside curl's. The plain one (fixtures/voice-node.mjs) is what anyone would write
   // (a read stream piped into the request); the lean one (fixtures/voice-node-lean.mjs) sends the file as notevox does
-  // and does nothing else, the floor Node allows under notevox's own ratio; last, notevox against that lean script.
+  // and does nothing else, the floor Node allows under notevox's own ratio, and again with its PUT written straight to
+  // a socket (no node:http, curl's send loop); last, notevox against the lean script.
   const env = ctx.cliEnv({ NOTEVOX_API_KEY: sb.key(KEY_ID), NOTEVOX_BASE_URL: sb.baseUrl });
   const base = sb.baseUrl.replace(/\/+$/, '');
-  const script = (fixture: string) => async () => {
-    const args = [join(FIXTURES, fixture), base + buildPath(endpoint('voice.create')), base + endpoint('voice.uploadComplete').path, file];
+  const script = (fixture: string, ...extra: string[]) => async () => {
+    const args = [join(FIXTURES, fixture), base + buildPath(endpoint('voice.create')), base + endpoint('voice.uploadComplete').path, file, ...extra];
     const r = await runNode(ctx.node, args, { env });
     if (r.code !== 0) throw new Error(`${fixture} exited with ${r.code}: ${tail(r.stderr)}`);
     await deleteJob(sb, r.stdout.trim());
@@ -227,13 +228,14 @@ export async function run(ctx: BenchContext): Promise<void> {
   const scripts = [
     { id: 'upload-process-node', fixture: 'voice-node.mjs', label: 'a plain node:http script' },
     { id: 'upload-process-lean', fixture: 'voice-node-lean.mjs', label: 'the lean node:http script' },
+    { id: 'upload-process-raw', fixture: 'voice-node-lean.mjs', extra: ['raw'], label: 'the lean script with its PUT on a raw socket' },
   ];
-  for (const { id, fixture, label } of scripts) {
+  for (const { id, fixture, extra = [], label } of scripts) {
     await ctx.runCase(id, `${label}'s three calls for ${mb} MB as a whole process vs curl's (MB/s)`, [], async () => {
       if (!hasCurl) throw new NotApplicable('curl is not installed (Debian package curl)');
       if (!existsSync(file)) writeLargeWav(file, bytes - 44);
-      const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, script(fixture), async () => mb / (await curlThreeCalls(sb, file)));
-      return { a: series(`${fixture}: create, PUT, complete (process)`, 'MB/s', s.a), b: series('curl: create, -T, complete', 'MB/s', s.b) };
+      const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, script(fixture, ...extra), async () => mb / (await curlThreeCalls(sb, file)));
+      return { a: series(`${[fixture, ...extra].join(' ')}: create, PUT, complete (process)`, 'MB/s', s.a), b: series('curl: create, -T, complete', 'MB/s', s.b) };
     });
   }
   await ctx.runCase('upload-process-vs-lean', `voice upload --no-wait of ${mb} MB as a whole process vs the lean node:http script's (MB/s)`, [], async () => {
