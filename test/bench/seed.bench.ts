@@ -35,16 +35,18 @@ export async function run(ctx: BenchContext): Promise<void> {
       info: rss.big.length ? { [`RSS at ready, ${label}, MB`]: rss.big.map((x) => x.toFixed(0)).join(' ') } : {},
     };
   });
-  await runCache(ctx, world, label);
-  await runPhases(ctx, world, label);
+  const parseSeconds = await runCache(ctx, world, label);
+  await runPhases(ctx, world, label, parseSeconds);
 }
 
 /**
  * Where a first start's time goes: one start with NOTEVOX_DEBUG=seed, whose sandbox prints when each step of
  * building the seed's database ended, on which thread, with that thread's CPU time (src/sandbox/seed/phases.ts).
- * Printed as it came; not a target.
+ * Printed as it came; not a target. Beside it, the least wall time the two threads' CPU allows on two cores (half
+ * their sum: each core busy all the time, neither waiting) and, given `parseSeconds` (the vs-parse case's median of
+ * read + JSON.parse), the ratio that would give.
  */
-export async function runPhases(ctx: BenchContext, world: { file: string }, label: string): Promise<void> {
+export async function runPhases(ctx: BenchContext, world: { file: string }, label: string, parseSeconds?: number): Promise<void> {
   await ctx.runCase('phases', `where a first start on the ${label} seed spends its time (NOTEVOX_DEBUG=seed, one start)`, [], async () => {
     const sb = await ctx.sandbox(['--seed', world.file], { NOTEVOX_DEBUG: 'seed' });
     let lines: string[];
@@ -67,13 +69,19 @@ export async function runPhases(ctx: BenchContext, world: { file: string }, labe
         'cache entry stored, s': at('stored the cache entry') && (Number(at('stored the cache entry')) / 1000).toFixed(2),
         'start thread CPU to then, s': cpu('start').toFixed(2),
         'worker CPU, s': cpu('worker').toFixed(2),
+        'both threads\' CPU / 2 cores, s': ((cpu('start') + cpu('worker')) / 2).toFixed(2),
+        ...(parseSeconds ? { 'that / read + JSON.parse (the least ratio 2 cores allow)': ((cpu('start') + cpu('worker')) / 2 / parseSeconds).toFixed(2) } : {}),
       },
     };
   });
 }
 
-/** First start against reading and parsing the same file; then the second start of it, its database cached. */
-export async function runCache(ctx: BenchContext, world: { file: string; bytes: number }, label: string): Promise<void> {
+/**
+ * First start against reading and parsing the same file; then the second start of it, its database cached. Returns
+ * the median seconds of read + JSON.parse (undefined when that case did not run).
+ */
+export async function runCache(ctx: BenchContext, world: { file: string; bytes: number }, label: string): Promise<number | undefined> {
+  let parseSeconds: number | undefined;
   const parse = ['-e', `JSON.parse(require('node:fs').readFileSync(${JSON.stringify(world.file)}, 'utf8'))`];
   await ctx.runCase('vs-parse', `first sandbox start on the ${label} seed vs reading and JSON.parse of that file (one process each)`, ['seed.vsParse'], async () => {
     const s = await alternate(
@@ -89,6 +97,7 @@ export async function runCache(ctx: BenchContext, world: { file: string; bytes: 
       () => timeNodeSync(ctx.node, parse, process.env) / 1000,
     );
     ctx.report('seed.vsParse', { value: median(s.a.map((x, i) => x / s.b[i])) });
+    parseSeconds = median(s.b);
     return { a: series(`first start, ${label}`, 's', s.a), b: series('read + JSON.parse', 's', s.b) };
   });
   await ctx.runCase('cached', `second sandbox start on the ${label} seed (its database cached) vs a start on the demo seed`, ['seed.cached'], async () => {
@@ -104,4 +113,5 @@ export async function runCache(ctx: BenchContext, world: { file: string; bytes: 
     ctx.report('seed.cached', { value: median(s.a), detail: rss.length ? `RSS at ready ${Math.max(...rss).toFixed(0)} MB` : undefined });
     return { a: series(`cached start, ${label}`, 's', s.a), b: series('start, demo seed', 's', s.b), peakRssMb: rss.length ? { 'cached start (max at ready)': Math.max(...rss) } : {} };
   });
+  return parseSeconds;
 }

@@ -134,7 +134,7 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
         'wall per batch, CLI / loop, ms (median)': `${round2((BATCH * 1000) / median(s.a))} / ${round2((BATCH * 1000) / median(s.b))}`,
         ...(clientCpu.cli.length && clientCpu.loop.length ? { "clients' own CPU per batch, CLI / loop, ms (median)": `${round2(median(clientCpu.cli))} / ${round2(median(clientCpu.loop))}` } : {}),
         ...(beforeSend.length ? { 'CLI before its first request (start-up, check pass), s (median)': round2(median(beforeSend)) } : {}),
-        ...(id === 'loopback' ? ratioBound(sandboxCpu, clientCpu.loop, beforeSend, rows) : {}),
+        ...(id === 'loopback' ? ratioBound(sandboxCpu, clientCpu, beforeSend, rows) : {}),
       },
     };
   });
@@ -144,13 +144,18 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
  * The ratio the CPU numbers allow on loopback, each process with a core of its own and nothing waiting: the loop's wall
  * per batch is at least its own CPU plus the sandbox's (one request at a time); the CLI's at least the sandbox's CPU
  * (kept busy) plus its time before the first request, spread over the batches. (The CLI's own CPU runs beside the
- * sandbox's on the other core.)
+ * sandbox's on the other core.) Then the same were the sandbox's work spread over both cores beside the CLI (no
+ * thread of it waiting for another): the CLI's wall per batch at least half of the CPU both spend on it.
  */
-function ratioBound(sandbox: { cli: number[]; loop: number[] }, loopCpu: number[], beforeSend: number[], rows: number): Record<string, number> {
-  if (!sandbox.cli.length || !sandbox.loop.length || !loopCpu.length || !beforeSend.length) return {};
+function ratioBound(sandbox: { cli: number[]; loop: number[] }, client: { cli: number[]; loop: number[] }, beforeSend: number[], rows: number): Record<string, number> {
+  if (!sandbox.cli.length || !sandbox.loop.length || !client.loop.length || !beforeSend.length) return {};
   const batches = rows / BATCH;
-  const bound = (median(loopCpu) + median(sandbox.loop)) / (median(sandbox.cli) + (median(beforeSend) * 1000) / batches);
-  return { 'ratio the CPU allows: (loop CPU + sandbox CPU under it) / (sandbox CPU under the CLI + CLI start per batch)': round2(bound) };
+  const loop = median(client.loop) + median(sandbox.loop);
+  const bound = loop / (median(sandbox.cli) + (median(beforeSend) * 1000) / batches);
+  return {
+    'ratio the CPU allows: (loop CPU + sandbox CPU under it) / (sandbox CPU under the CLI + CLI start per batch)': round2(bound),
+    ...(client.cli.length ? { 'ratio 2 cores allow, the sandbox on both: (loop CPU + sandbox CPU under it) / ((sandbox + CLI CPU under the CLI) / 2)': round2(loop / ((median(sandbox.cli) + median(client.cli)) / 2)) } : {}),
+  };
 }
 
 /** Sleep until just after the next rate-limit window starts (the sandbox's windows are aligned to the epoch). */
