@@ -58,8 +58,8 @@ export async function seedCache(seedFile: string, dir: string, opts: { splitMinC
   const known = stamp ? cachedByStamp(seedFile, dir, statFile, stamp) : undefined;
   if (known) return known;
   // A file big enough to be split: its word memories' worker starts now, and starts up while the file is read.
-  // Its size is the stamp's third field (fileStamp); a file without a stamp (not a regular file) is not started early.
-  const size = stamp ? Number(stamp.split(':')[2]) : 0;
+  // Its size from the stamp; a file without a stamp (not a regular file) is not started early.
+  const size = stamp ? Number(stampField(stamp, 'size')) : 0;
   const early = size >= (opts.splitMinChars ?? SPLIT_MIN_CHARS) ? startWordMemories(dir) : undefined;
   let bytes: Buffer;
   try {
@@ -240,20 +240,26 @@ function matchingBracket(bytes: Buffer, start: number): number {
   return -1;
 }
 
+/** The fields of a file's stamp, in order. */
+const STAMP_FIELDS = ['dev', 'ino', 'size', 'mtimeNs', 'ctimeNs'] as const;
+
 /** What identifies a file's version without reading it: device, inode, size, modification and change times (ns). */
 function fileStamp(file: string): string | undefined {
   try {
     const st = statSync(file, { bigint: true });
-    return st.isFile() ? [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].join(':') : undefined;
+    return st.isFile() ? STAMP_FIELDS.map((f) => st[f]).join(':') : undefined;
   } catch {
     return undefined;
   }
 }
 
+/** One field of a stamp (fileStamp). */
+const stampField = (stamp: string, field: (typeof STAMP_FIELDS)[number]): bigint => BigInt(stamp.split(':')[STAMP_FIELDS.indexOf(field)]);
+
 function writeStamp(statFile: string, stamp: string, hash: string): void {
   // A file changed within the time stamps' granularity of now could change again with the same stamp: not recorded
   // (git's "racy" entries); a later start records it.
-  const mtimeNs = BigInt(stamp.split(':')[3]);
+  const mtimeNs = stampField(stamp, 'mtimeNs');
   if (BigInt(Date.now()) * 1_000_000n - mtimeNs < 2_000_000_000n) return;
   try {
     writeFileSync(`${statFile}.${process.pid}.tmp`, JSON.stringify({ stamp, hash }), { mode: 0o600 });
