@@ -3,8 +3,8 @@
 // "Created voice job" line, just before the PUT, to its "Uploaded" line, so that both sides time the transfer
 // alone), the CLI's peak RSS, and the time from upload-complete to the printed transcript beside the sandbox's
 // pace (two stages of --job-seconds). Beside the whole-process case, node:http scripts making the same three calls are
-// timed against curl too: a plain one (fixtures/voice-node.mjs) and a lean one (fixtures/voice-node-lean.mjs, which
-// sends the file as notevox does and does nothing else): what Node itself costs a client, with no notevox code.
+// timed against curl too (fixtures/voice-node.mjs): a plain one, and a lean one that sends the file as notevox does
+// and does nothing else (also with its PUT on a raw socket): what Node itself costs a client, with no notevox code.
 // Beside the ratios, the CPU each side spent (the client's processes, the sandbox's threads), read from /proc.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -162,10 +162,17 @@ export async function run(ctx: BenchContext): Promise<void> {
   // ratio (medians, ms): the CLI to its "Created voice job" line (Node's start, the CLI's, the preflight and the
   // create call), from there to its "Uploaded" line (the PUT), and from there to its exit (upload-complete); curl's
   // three calls each; and `node -e 0`, timed once per pair: the part of the CLI's start that no code of ours can save.
+  const env = ctx.cliEnv({ NOTEVOX_API_KEY: sb.key(KEY_ID), NOTEVOX_BASE_URL: sb.baseUrl });
+  /** `voice upload --no-wait` of the file as a whole process; its job deleted after. */
+  const cliProcess = async (onStderr?: (s: string, at: number) => void) => {
+    const r = await runNode(ctx.node, [ctx.bin, 'voice', 'upload', file, '--no-wait'], { env, onStderr });
+    if (r.code !== 0) throw new Error(`notevox voice upload exited with ${r.code}: ${tail(r.stderr)}`);
+    await deleteJob(sb, r.stdout.trim());
+    return r;
+  };
   await ctx.runCase('upload-process', `voice upload --no-wait of ${mb} MB as a whole process vs curl's three calls (MB/s)`, ['voice.process'], async () => {
     if (!hasCurl) throw new NotApplicable('curl is not installed (Debian package curl)');
     if (!existsSync(file)) writeLargeWav(file, bytes - 44);
-    const env = ctx.cliEnv({ NOTEVOX_API_KEY: sb.key(KEY_ID), NOTEVOX_BASE_URL: sb.baseUrl });
     const cliPhases = { start: [] as number[], put: [] as number[], complete: [] as number[] };
     const curlPhases = { create: [] as number[], put: [] as number[], complete: [] as number[] };
     const bare: number[] = [];
@@ -175,16 +182,13 @@ export async function run(ctx: BenchContext): Promise<void> {
       let stderr = '';
       let created: number | undefined;
       let uploaded: number | undefined;
-      const r = await cpuAround(sb, i >= 0 ? cliCpu : undefined, () => runNode(ctx.node, [ctx.bin, 'voice', 'upload', file, '--no-wait'], {
-        env,
-        onStderr: (s, at) => {
+      const r = await cpuAround(sb, i >= 0 ? cliCpu : undefined, () =>
+        cliProcess((s, at) => {
           stderr += s;
           if (created === undefined && /Created voice job/.test(stderr)) created = at;
           if (uploaded === undefined && /Uploaded big\.wav/.test(stderr)) uploaded = at;
-        },
-      }));
-      if (r.code !== 0) throw new Error(`notevox voice upload exited with ${r.code}: ${tail(r.stderr)}`);
-      await deleteJob(sb, r.stdout.trim());
+        }),
+      );
       if (i >= 0 && created !== undefined && uploaded !== undefined) {
         cliPhases.start.push(created - (r.exitAt - r.ms));
         cliPhases.put.push(uploaded - created);
@@ -212,42 +216,36 @@ export async function run(ctx: BenchContext): Promise<void> {
   });
 
   // What Node itself costs a client, as the node:http one-shot shows for `notes get`: node:http scripts making the same
-  // three calls as whole processes beside curl's. The plain one (fixtures/voice-node.mjs) is what anyone would write
-  // (a read stream piped into the request); the lean one (fixtures/voice-node-lean.mjs) sends the file as notevox does
-  // and does nothing else, the floor Node allows under notevox's own ratio, and again with its PUT written straight to
-  // a socket (no node:http, curl's send loop); last, notevox against the lean script.
-  const env = ctx.cliEnv({ NOTEVOX_API_KEY: sb.key(KEY_ID), NOTEVOX_BASE_URL: sb.baseUrl });
+  // three calls as whole processes beside curl's (fixtures/voice-node.mjs): the plain one is what anyone would write
+  // (a read stream piped into the request); the lean one sends the file as notevox does and does nothing else, the
+  // floor Node allows under notevox's own ratio, and the raw one the same with its PUT written straight to a socket (no
+  // node:http, curl's send loop); last, notevox against the lean script.
   const base = sb.baseUrl.replace(/\/+$/, '');
-  const script = (fixture: string, ...extra: string[]) => async () => {
-    const args = [join(FIXTURES, fixture), base + buildPath(endpoint('voice.create')), base + endpoint('voice.uploadComplete').path, file, ...extra];
+  const script = (mode: 'plain' | 'lean' | 'raw') => async () => {
+    const args = [join(FIXTURES, 'voice-node.mjs'), base + buildPath(endpoint('voice.create')), base + endpoint('voice.uploadComplete').path, file, mode];
     const r = await runNode(ctx.node, args, { env });
-    if (r.code !== 0) throw new Error(`${fixture} exited with ${r.code}: ${tail(r.stderr)}`);
+    if (r.code !== 0) throw new Error(`voice-node.mjs ${mode} exited with ${r.code}: ${tail(r.stderr)}`);
     await deleteJob(sb, r.stdout.trim());
     return mb / (r.ms / 1000);
   };
   const scripts = [
-    { id: 'upload-process-node', fixture: 'voice-node.mjs', label: 'a plain node:http script' },
-    { id: 'upload-process-lean', fixture: 'voice-node-lean.mjs', label: 'the lean node:http script' },
-    { id: 'upload-process-raw', fixture: 'voice-node-lean.mjs', extra: ['raw'], label: 'the lean script with its PUT on a raw socket' },
-  ];
-  for (const { id, fixture, extra = [], label } of scripts) {
+    { id: 'upload-process-node', mode: 'plain', label: 'a plain node:http script' },
+    { id: 'upload-process-lean', mode: 'lean', label: 'the lean node:http script' },
+    { id: 'upload-process-raw', mode: 'raw', label: 'the lean script with its PUT on a raw socket' },
+  ] as const;
+  for (const { id, mode, label } of scripts) {
     await ctx.runCase(id, `${label}'s three calls for ${mb} MB as a whole process vs curl's (MB/s)`, [], async () => {
       if (!hasCurl) throw new NotApplicable('curl is not installed (Debian package curl)');
       if (!existsSync(file)) writeLargeWav(file, bytes - 44);
-      const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, script(fixture, ...extra), async () => mb / (await curlThreeCalls(sb, file)));
-      return { a: series(`${[fixture, ...extra].join(' ')}: create, PUT, complete (process)`, 'MB/s', s.a), b: series('curl: create, -T, complete', 'MB/s', s.b) };
+      const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, script(mode), async () => mb / (await curlThreeCalls(sb, file)));
+      return { a: series(`voice-node.mjs ${mode}: create, PUT, complete (process)`, 'MB/s', s.a), b: series('curl: create, -T, complete', 'MB/s', s.b) };
     });
   }
   await ctx.runCase('upload-process-vs-lean', `voice upload --no-wait of ${mb} MB as a whole process vs the lean node:http script's (MB/s)`, [], async () => {
     if (!existsSync(file)) writeLargeWav(file, bytes - 44);
-    const cli = async () => {
-      const r = await runNode(ctx.node, [ctx.bin, 'voice', 'upload', file, '--no-wait'], { env });
-      if (r.code !== 0) throw new Error(`notevox voice upload exited with ${r.code}: ${tail(r.stderr)}`);
-      await deleteJob(sb, r.stdout.trim());
-      return mb / (r.ms / 1000);
-    };
-    const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, script('voice-node-lean.mjs'));
-    return { a: series('notevox voice upload --no-wait (process)', 'MB/s', s.a), b: series('voice-node-lean.mjs (process)', 'MB/s', s.b) };
+    const cli = async () => mb / ((await cliProcess()).ms / 1000);
+    const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, script('lean'));
+    return { a: series('notevox voice upload --no-wait (process)', 'MB/s', s.a), b: series('voice-node.mjs lean (process)', 'MB/s', s.b) };
   });
 
   const sample = join(BENCH_ROOT, 'samples', 'hello.wav');
