@@ -197,13 +197,22 @@ describe('zod stays out of the start-up of commands that do not check an answer 
   });
 });
 
+/** A preload (for NODE_OPTIONS=--require) in `dir` that writes, at exit, the modules Node loaded to stderr (loadedModules). */
+function moduleListPreload(dir: string): string {
+  const preload = join(dir, 'loaded.cjs');
+  writeFileSync(preload, "process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'));");
+  return preload;
+}
+
+/** The modules a process run with moduleListPreload loaded, from its stderr. */
+const loadedModules = (stderr: string): string[] => JSON.parse(/^LOADED (.*)$/m.exec(stderr)![1]) as string[];
+
 describe('what `notes get` loads besides Node itself (the built CLI, stdio as pipes)', () => {
   // commander requires child_process at the top of its command module; the build gives bundled code a lazy
   // node:child_process (scripts/build.mjs, LAZY_BUILTINS), loaded only if something spawns.
   it('neither child_process (loaded when used) nor v8 (set when undici loads) nor undici, nor tty', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'notevox-startup-'));
-    const preload = join(dir, 'loaded.cjs');
-    writeFileSync(preload, "process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'));");
+    const preload = moduleListPreload(dir);
     // A whole note: the answer of a read is checked against the contract too (issue 25 item 10).
     const note = {
       guid: 'ntStartupTest',
@@ -228,7 +237,7 @@ describe('what `notes get` loads besides Node itself (the built CLI, stdio as pi
       const r = await runCli(['notes', 'get', 'ntStartupTest', '-o', 'json'], { baseUrl, key: K.admin, env: { NODE_OPTIONS: `--require ${preload}` } });
       expect(r.exitCode, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ guid: 'ntStartupTest' });
-      const loaded = JSON.parse(/^LOADED (.*)$/m.exec(r.stderr)![1]) as string[];
+      const loaded = loadedModules(r.stderr);
       expect(loaded).toContain('NativeModule http'); // the list is the real one
       expect(loaded.filter((m) => /^NativeModule (child_process|v8|dgram)$|undici/.test(m))).toEqual([]);
       // Nor node:tty: whether stdin and stderr are terminals is asked when it matters, and stdout (a pipe) is not one.
@@ -247,14 +256,13 @@ describe('what `voice upload --no-wait` loads besides Node itself (the built CLI
   it('no node:fs/promises (and the readline, REPL history and node:os it brings): its preflight and upload read synchronously', async () => {
     const sb = await startTestSandbox();
     const dir = mkdtempSync(join(tmpdir(), 'notevox-startup-'));
-    const preload = join(dir, 'loaded.cjs');
-    writeFileSync(preload, "process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'));");
+    const preload = moduleListPreload(dir);
     try {
       const sample = join(import.meta.dirname, '..', '..', 'samples', 'hello.wav');
       const r = await runCli(['voice', 'upload', sample, '--no-wait'], { baseUrl: sb.baseUrl, key: DEMO_KEYS.workspaceKey.token, configDir: dir, env: { NODE_OPTIONS: `--require ${preload}` } });
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stdout.trim()).toMatch(/^[\da-f-]{36}$/);
-      const loaded = JSON.parse(/^LOADED (.*)$/m.exec(r.stderr)![1]) as string[];
+      const loaded = loadedModules(r.stderr);
       expect(loaded).toContain('NativeModule http'); // the list is the real one
       expect(loaded.filter((m) => /^NativeModule (fs\/promises|internal\/fs\/promises|internal\/readline\/interface|internal\/repl\/history|os)$/.test(m))).toEqual([]);
     } finally {
