@@ -134,27 +134,31 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
         'wall per batch, CLI / loop, ms (median)': `${round2((BATCH * 1000) / median(s.a))} / ${round2((BATCH * 1000) / median(s.b))}`,
         ...(clientCpu.cli.length && clientCpu.loop.length ? { "clients' own CPU per batch, CLI / loop, ms (median)": `${round2(median(clientCpu.cli))} / ${round2(median(clientCpu.loop))}` } : {}),
         ...(beforeSend.length ? { 'CLI before its first request (start-up, check pass), s (median)': round2(median(beforeSend)) } : {}),
-        ...(id === 'loopback' ? ratioBound(sandboxCpu, clientCpu, beforeSend, rows) : {}),
+        ...(id === 'loopback' ? ratioBound(sandboxCpu.cli, clientCpu.cli, beforeSend, s.b, rows) : {}),
       },
     };
   });
 }
 
 /**
- * The ratio the CPU numbers allow on loopback, each process with a core of its own and nothing waiting: the loop's wall
- * per batch is at least its own CPU plus the sandbox's (one request at a time); the CLI's at least the sandbox's CPU
- * (kept busy) plus its time before the first request, spread over the batches. (The CLI's own CPU runs beside the
- * sandbox's on the other core.) Then the same were the sandbox's work spread over both cores beside the CLI (no
- * thread of it waiting for another): the CLI's wall per batch at least half of the CPU both spend on it.
+ * The ratio the CPU numbers allow on loopback, against the loop's wall per batch as measured (its CPU and the
+ * sandbox's under it overlap a little: their sum is more than its wall). The CLI's wall per batch is at least its
+ * time before the first request, spread over the batches (the sandbox idles then), plus:
+ * - with the sandbox as it is, one thread answering one batch at a time: the sandbox's CPU per batch (the CLI's own
+ *   CPU runs beside it, on the other core);
+ * - were the sandbox's work spread over both cores (no thread of it ever waiting for another): half of the CPU the
+ *   sandbox and the CLI spend per batch after the CLI's start (its start is taken as all CPU, a whole core).
  */
-function ratioBound(sandbox: { cli: number[]; loop: number[] }, client: { cli: number[]; loop: number[] }, beforeSend: number[], rows: number): Record<string, number> {
-  if (!sandbox.cli.length || !sandbox.loop.length || !client.loop.length || !beforeSend.length) return {};
+function ratioBound(sandboxCpu: number[], cliCpu: number[], beforeSend: number[], loopRowsPerSecond: number[], rows: number): Record<string, number> {
+  if (!sandboxCpu.length || !loopRowsPerSecond.length || !beforeSend.length) return {};
   const batches = rows / BATCH;
-  const loop = median(client.loop) + median(sandbox.loop);
-  const bound = loop / (median(sandbox.cli) + (median(beforeSend) * 1000) / batches);
+  const loopWall = (BATCH * 1000) / median(loopRowsPerSecond);
+  const start = (median(beforeSend) * 1000) / batches;
   return {
-    'ratio the CPU allows: (loop CPU + sandbox CPU under it) / (sandbox CPU under the CLI + CLI start per batch)': round2(bound),
-    ...(client.cli.length ? { 'ratio 2 cores allow, the sandbox on both: (loop CPU + sandbox CPU under it) / ((sandbox + CLI CPU under the CLI) / 2)': round2(loop / ((median(sandbox.cli) + median(client.cli)) / 2)) } : {}),
+    "ratio one sandbox thread allows: loop's wall / (CLI start + sandbox CPU), per batch": round2(loopWall / (start + median(sandboxCpu))),
+    ...(cliCpu.length
+      ? { "ratio 2 cores allow, the sandbox on both: loop's wall / (CLI start + (sandbox + CLI CPU - CLI start) / 2), per batch": round2(loopWall / (start + (median(sandboxCpu) + median(cliCpu) - start) / 2)) }
+      : {}),
   };
 }
 
