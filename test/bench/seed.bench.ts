@@ -1,7 +1,10 @@
 // Sandbox start on a big seed: `notevox sandbox start --seed <100k notes, 1M word memories>` from spawn to its
 // JSON line (the sandbox answers from then on), and its peak RSS at that moment, paired with a start on the
 // built-in demo seed (the fixed cost of starting at all).
-import { shortCount, timedStart, timeNodeSync, type BenchContext } from './lib.js';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { KEPT_INDEXES } from '../../src/sandbox/seed/word-memories.js';
+import { FIXTURES, runNode, shortCount, tail, timedStart, timeNodeSync, type BenchContext } from './lib.js';
 import { series } from './results.js';
 import { alternate, median } from './stats.js';
 
@@ -44,11 +47,14 @@ export async function run(ctx: BenchContext): Promise<void> {
  * building the seed's database ended, on which thread, with that thread's CPU time (src/sandbox/seed/phases.ts).
  * Printed as it came; not a target. Beside it, the least wall time the two threads' CPU allows on two cores (half
  * their sum: each core busy all the time, neither waiting) and, given `parseSeconds` (the vs-parse case's median of
- * read + JSON.parse), the ratio that would give.
+ * read + JSON.parse), the ratio that would give. Then SQLite's own share of that CPU: the database the start built
+ * (its cache entry) built again from itself by INSERT … SELECT (fixtures/sqlite-floor.mjs), no JSON read and no value
+ * bound from JavaScript; half of it on two cores is what no build of this database through SQLite goes below.
  */
 export async function runPhases(ctx: BenchContext, world: { file: string }, label: string, parseSeconds?: number): Promise<void> {
   await ctx.runCase('phases', `where a first start on the ${label} seed spends its time (NOTEVOX_DEBUG=seed, one start)`, [], async () => {
-    const sb = await ctx.sandbox(['--seed', world.file], { NOTEVOX_DEBUG: 'seed' });
+    const cache = ctx.tempDir();
+    const sb = await ctx.sandbox(['--seed', world.file], { NOTEVOX_DEBUG: 'seed', NOTEVOX_CACHE_DIR: cache });
     let lines: string[];
     try {
       await new Promise((resolve) => setTimeout(resolve, 300)); // the worker's lines come through the start's thread
@@ -64,6 +70,7 @@ export async function runPhases(ctx: BenchContext, world: { file: string }, labe
     const at = (name: string) => phases.find((m) => m[5] === name)?.[1];
     /** The least wall time the two threads' CPU allows on two cores, s. */
     const floor = (cpu('start') + cpu('worker')) / 2;
+    const sqlite = await sqliteShare(ctx, cache);
     return {
       info: {
         'ready, s': (sb.startMs / 1000).toFixed(2),
@@ -73,6 +80,13 @@ export async function runPhases(ctx: BenchContext, world: { file: string }, labe
         'worker CPU, s': cpu('worker').toFixed(2),
         'both threads\' CPU / 2 cores, s': floor.toFixed(2),
         ...(parseSeconds ? { 'that / read + JSON.parse (the least ratio 2 cores allow)': (floor / parseSeconds).toFixed(2) } : {}),
+        "SQLite's own work (the built database inserted again from itself), CPU s": (sqlite.cpuMs / 1000).toFixed(2),
+        ...(parseSeconds ? { 'half of that / read + JSON.parse (SQLite alone on 2 cores)': (sqlite.cpuMs / 2000 / parseSeconds).toFixed(2) } : {}),
+        "SQLite's largest parts, CPU s": Object.entries(sqlite.parts)
+          .sort((x, y) => y[1] - x[1])
+          .slice(0, 4)
+          .map(([name, ms]) => `${name} ${(ms / 1000).toFixed(2)}`)
+          .join(', '),
       },
     };
   });
@@ -116,4 +130,14 @@ export async function runCache(ctx: BenchContext, world: { file: string; bytes: 
     return { a: series(`cached start, ${label}`, 's', s.a), b: series('start, demo seed', 's', s.b), peakRssMb: rss.length ? { 'cached start (max at ready)': Math.max(...rss) } : {} };
   });
   return parseSeconds;
+}
+
+/** fixtures/sqlite-floor.mjs on the database a first start stored in the seed cache `cache`. */
+async function sqliteShare(ctx: BenchContext, cache: string): Promise<{ cpuMs: number; parts: Record<string, number> }> {
+  const dir = join(cache, 'sandbox-seeds');
+  const built = readdirSync(dir).filter((f) => f.endsWith('.sqlite'));
+  if (built.length !== 1) throw new Error(`expected one built seed database in ${dir}, found ${built.length}`);
+  const r = await runNode(ctx.node, [join(FIXTURES, 'sqlite-floor.mjs'), join(dir, built[0]), join(ctx.tempDir(), 'again.sqlite'), KEPT_INDEXES.join(',')], { env: ctx.cliEnv() });
+  if (r.code !== 0) throw new Error(`sqlite-floor.mjs exited with ${r.code}: ${tail(r.stderr)}`);
+  return JSON.parse(r.stdout) as { cpuMs: number; parts: Record<string, number> };
 }
