@@ -128,6 +128,9 @@ function statMs(path: string, at: number): number | undefined {
 /** CPU time (user + system) a running process has used so far, in ms (utime and stime: fields 14 and 15 of proc(5)). */
 export const cpuMs = (pid: number | undefined): number | undefined => (pid ? statMs(`/proc/${pid}/stat`, 11) : undefined);
 
+/** The same for a process's main thread alone (its task whose id is the process's): not V8's GC or other helper threads. */
+export const mainThreadCpuMs = (pid: number | undefined): number | undefined => (pid ? statMs(`/proc/${pid}/task/${pid}/stat`, 11) : undefined);
+
 /**
  * CPU time (user + system, ms) of this process's children that have exited and been waited for (cutime and cstime:
  * fields 16 and 17): the difference around a runNode call is that child's CPU, when no other child ended meanwhile.

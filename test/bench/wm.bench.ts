@@ -9,7 +9,7 @@ import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPath, endpoint } from '../../src/contract/endpoints.js';
 import { LIMITS } from '../../src/contract/limits.js';
-import { childrenCpuMs, cpuMs, FIXTURES, runNode, shortCount, tail, type BenchContext, type Sandbox } from './lib.js';
+import { childrenCpuMs, cpuMs, FIXTURES, mainThreadCpuMs, runNode, shortCount, tail, type BenchContext, type Sandbox } from './lib.js';
 import { series } from './results.js';
 import { alternate, median, pairRatios } from './stats.js';
 
@@ -85,16 +85,21 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
     // Breakdown: the sandbox's CPU per 1000-row batch under each client (/proc/PID/stat around the run), and the
     // clients' wall time per batch beside it (a sequential loop's wall is about its own CPU plus the sandbox's).
     const sandboxCpu = { cli: [] as number[], loop: [] as number[] };
+    // Its main thread's alone under the CLI: the one that answers requests (V8's GC threads run beside it).
+    const sandboxMainCpu: number[] = [];
     // The clients' own CPU per batch, and the CLI's time before its first request (start-up and the check pass).
     const clientCpu = { cli: [] as number[], loop: [] as number[] };
     const beforeSend: number[] = [];
-    const fresh = async <T>(fn: (sb: Sandbox) => Promise<T>, cpu?: number[]): Promise<T> => {
+    const fresh = async <T>(fn: (sb: Sandbox) => Promise<T>, cpu: number[], mainCpu?: number[]): Promise<T> => {
       const sb = await ctx.sandbox(sandboxArgs);
       try {
-        const before = cpuMs(sb.pid);
+        const before = [cpuMs(sb.pid), mainThreadCpuMs(sb.pid)];
         const out = await fn(sb);
-        const after = cpuMs(sb.pid);
-        if (cpu && before !== undefined && after !== undefined) cpu.push(((after - before) * BATCH) / rows);
+        const after = [cpuMs(sb.pid), mainThreadCpuMs(sb.pid)];
+        const perBatch = (i: number) => (before[i] !== undefined && after[i] !== undefined ? ((after[i] - before[i]) * BATCH) / rows : undefined);
+        const [all, main] = [perBatch(0), perBatch(1)];
+        if (all !== undefined) cpu.push(all);
+        if (mainCpu && main !== undefined) mainCpu.push(main);
         return out;
       } finally {
         await sb.stop();
@@ -113,7 +118,7 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
             beforeSend.push(r.seconds - r.summary.seconds);
           }
           return rows / r.seconds;
-        }, sandboxCpu.cli),
+        }, sandboxCpu.cli, sandboxMainCpu),
       (i) =>
         fresh(async (sb) => {
           const r = await loopImport(ctx, sb, file, rows);
@@ -130,11 +135,12 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
       info: {
         ...(sendRates.length ? { 'CLI sending only (after its check pass), rows/s': Math.round(median(sendRates)) } : {}),
         ...(sandboxCpu.cli.length ? { 'sandbox CPU per batch under the CLI, ms (median)': round2(median(sandboxCpu.cli)) } : {}),
+        ...(sandboxMainCpu.length ? { 'of it its main thread, ms (median)': round2(median(sandboxMainCpu)) } : {}),
         ...(sandboxCpu.loop.length ? { 'sandbox CPU per batch under the loop, ms (median)': round2(median(sandboxCpu.loop)) } : {}),
         'wall per batch, CLI / loop, ms (median)': `${round2((BATCH * 1000) / median(s.a))} / ${round2((BATCH * 1000) / median(s.b))}`,
         ...(clientCpu.cli.length && clientCpu.loop.length ? { "clients' own CPU per batch, CLI / loop, ms (median)": `${round2(median(clientCpu.cli))} / ${round2(median(clientCpu.loop))}` } : {}),
         ...(beforeSend.length ? { 'CLI before its first request (start-up, check pass), s (median)': round2(median(beforeSend)) } : {}),
-        ...(id === 'loopback' ? ratioBound(sandboxCpu.cli, clientCpu.cli, beforeSend, s.b, rows) : {}),
+        ...(id === 'loopback' ? ratioBound(sandboxCpu.cli, sandboxMainCpu, clientCpu.cli, beforeSend, s.b, rows) : {}),
       },
     };
   });
@@ -144,18 +150,19 @@ async function compare(ctx: BenchContext, id: string, label: string, rows: numbe
  * The ratio the CPU numbers allow on loopback, against the loop's wall per batch as measured (its CPU and the
  * sandbox's under it overlap a little: their sum is more than its wall). The CLI's wall per batch is at least its
  * time before the first request, spread over the batches (the sandbox idles then), plus:
- * - with the sandbox as it is, one thread answering one batch at a time: the sandbox's CPU per batch (the CLI's own
- *   CPU runs beside it, on the other core);
+ * - with the sandbox as it is, one thread answering one batch at a time: its main thread's CPU per batch (V8's GC
+ *   threads and the CLI's own CPU run beside it, on the other core);
  * - were the sandbox's work spread over both cores (no thread of it ever waiting for another): half of the CPU the
- *   sandbox and the CLI spend per batch after the CLI's start (its start is taken as all CPU, a whole core).
+ *   sandbox (all its threads) and the CLI spend per batch after the CLI's start (its start is taken as all CPU, a
+ *   whole core).
  */
-function ratioBound(sandboxCpu: number[], cliCpu: number[], beforeSend: number[], loopRowsPerSecond: number[], rows: number): Record<string, number> {
+function ratioBound(sandboxCpu: number[], sandboxMainCpu: number[], cliCpu: number[], beforeSend: number[], loopRowsPerSecond: number[], rows: number): Record<string, number> {
   if (!sandboxCpu.length || !loopRowsPerSecond.length || !beforeSend.length) return {};
   const batches = rows / BATCH;
   const loopWall = (BATCH * 1000) / median(loopRowsPerSecond);
   const start = (median(beforeSend) * 1000) / batches;
   return {
-    "ratio one sandbox thread allows: loop's wall / (CLI start + sandbox CPU), per batch": round2(loopWall / (start + median(sandboxCpu))),
+    ...(sandboxMainCpu.length ? { "ratio one sandbox thread allows: loop's wall / (CLI start + sandbox main thread CPU), per batch": round2(loopWall / (start + median(sandboxMainCpu))) } : {}),
     ...(cliCpu.length
       ? { "ratio 2 cores allow, the sandbox on both: loop's wall / (CLI start + (sandbox + CLI CPU - CLI start) / 2), per batch": round2(loopWall / (start + (median(sandboxCpu) + median(cliCpu) - start) / 2)) }
       : {}),
