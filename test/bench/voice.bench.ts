@@ -130,10 +130,18 @@ export async function run(ctx: BenchContext): Promise<void> {
   const sb = await ctx.sandbox(['--job-seconds', String(JOB_SECONDS)]);
   const file = join(ctx.tempDir(), 'big.wav');
   const hasCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
+  /** The file every upload case sends, written by the first that runs. */
+  const wav = () => {
+    if (!existsSync(file)) writeLargeWav(file, bytes - 44);
+  };
+  /** The file, for a case that compares with curl (not applicable without it). */
+  const wavAndCurl = () => {
+    if (!hasCurl) throw new NotApplicable('curl is not installed (Debian package curl)');
+    wav();
+  };
 
   await ctx.runCase('upload', `voice upload of ${mb} MB vs curl -T (MB/s)`, ['voice.throughput', 'voice.rss'], async () => {
-    if (!hasCurl) throw new NotApplicable('curl is not installed (Debian package curl)');
-    writeLargeWav(file, bytes - 44);
+    wavAndCurl();
     const rss: number[] = [];
     const cliCpu = cpuSeries();
     const curlCpu = cpuSeries();
@@ -171,8 +179,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     return r;
   };
   await ctx.runCase('upload-process', `voice upload --no-wait of ${mb} MB as a whole process vs curl's three calls (MB/s)`, ['voice.process'], async () => {
-    if (!hasCurl) throw new NotApplicable('curl is not installed (Debian package curl)');
-    if (!existsSync(file)) writeLargeWav(file, bytes - 44);
+    wavAndCurl();
     const cliPhases = { start: [] as number[], put: [] as number[], complete: [] as number[] };
     const curlPhases = { create: [] as number[], put: [] as number[], complete: [] as number[] };
     const bare: number[] = [];
@@ -235,14 +242,13 @@ export async function run(ctx: BenchContext): Promise<void> {
   ] as const;
   for (const { id, mode, label } of scripts) {
     await ctx.runCase(id, `${label}'s three calls for ${mb} MB as a whole process vs curl's (MB/s)`, [], async () => {
-      if (!hasCurl) throw new NotApplicable('curl is not installed (Debian package curl)');
-      if (!existsSync(file)) writeLargeWav(file, bytes - 44);
+      wavAndCurl();
       const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, script(mode), async () => mb / (await curlThreeCalls(sb, file)));
       return { a: series(`voice-node.mjs ${mode}: create, PUT, complete (process)`, 'MB/s', s.a), b: series('curl: create, -T, complete', 'MB/s', s.b) };
     });
   }
   await ctx.runCase('upload-process-vs-lean', `voice upload --no-wait of ${mb} MB as a whole process vs the lean node:http script's (MB/s)`, [], async () => {
-    if (!existsSync(file)) writeLargeWav(file, bytes - 44);
+    wav();
     const cli = async () => mb / ((await cliProcess()).ms / 1000);
     const s = await alternate({ pairs: ctx.pairs, warmups: ctx.warmups }, cli, script('lean'));
     return { a: series('notevox voice upload --no-wait (process)', 'MB/s', s.a), b: series('voice-node.mjs lean (process)', 'MB/s', s.b) };
